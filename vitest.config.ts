@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const packageSource = (name: string) =>
+  fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: {
+      '@collab-suite/preview-core': packageSource('preview-core'),
+      '@collab-suite/saml-config': packageSource('saml-config'),
+      '@collab-suite/chat-domain': packageSource('chat-domain'),
+      '@collab-suite/webrtc-sfu': packageSource('webrtc-sfu'),
+    },
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
