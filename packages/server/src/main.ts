@@ -1,1 +1,38 @@
-export {};
+import { createApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { startServer } from './start-server.js';
+
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+  const app = await createApp({ config });
+  const running = await startServer(app, { host: config.host, port: config.port });
+  app.logger.info({ host: config.host, port: running.port, dataDir: config.dataDir }, 'server listening');
+  const shutdown = (signal: string) => {
+    app.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
+    running.stop(config.shutdownTimeoutMs).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.logger.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { loadOrCreateLocalSecret } from './auth/auth-secret.js';
+import { type Authenticator, createAuthenticator } from './auth/authenticator.js';
+import type { ServerConfig } from './config.js';
+import type { FeatureContext, ServerFeature } from './feature.js';
+import { createHealthRouter } from './health/health-routes.js';
+import { createErrorHandler } from './http/error-handler.js';
+import { HttpError } from './http/http-error.js';
+import { createLogger } from './logger.js';
+import { createDocsRouter } from './openapi/docs-routes.js';
+import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { serverVersion } from './version.js';
+
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  config: ServerConfig;
+  /** @default a pino logger at `config.logLevel` */
+  logger?: Logger;
+  /** @default HS256 with `config.auth.jwtSecret`, a JWKS URL, or a local secret in DATA_DIR */
+  authenticator?: Authenticator;
+  /**
+   * Builds the features. Tests pass their own list to inject in-memory ports.
+   * @default {@link defaultFeatures}
+   */
+  features?: (context: FeatureContext) => Promise<ServerFeature[]>;
+}
+
+/** The Express app plus what a host process needs around it. */
+export type ServerApp = Express & {
+  /** Lets features accept WebSocket upgrades on the HTTP server. */
+  attach(server: Server): void;
+  /** Closes every feature's pools and connections. */
+  close(): Promise<void>;
+  readonly logger: Logger;
+};
+
+/** The features of the reference server, in mounting order. */
+export async function defaultFeatures(_context: FeatureContext): Promise<ServerFeature[]> {
+  return [];
+}
+
+function defaultAuthenticator(config: ServerConfig): Authenticator {
+  const { jwtSecret, jwksUrl } = config.auth;
+  return createAuthenticator({
+    jwksUrl,
+    jwtSecret: jwtSecret ?? (jwksUrl ? undefined : loadOrCreateLocalSecret(config.dataDir)),
+  });
+}
+
+/** Builds the reference server's Express app with its features, health, OpenAPI and docs. */
+export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const authenticator = options.authenticator ?? defaultAuthenticator(config);
+  const context: FeatureContext = { config, logger, authenticator };
+  const features = await (options.features ?? defaultFeatures)(context);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (request, response) => {
+        const incoming = request.headers['x-request-id'];
+        const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+        response.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customLogLevel: (_request, response, error) =>
+        error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'info' : 'debug',
+    }),
+  );
+  app.use(createHealthRouter(features.flatMap((feature) => feature.health ?? [])));
+  const document = buildOpenApiDocument(
+    serverVersion,
+    features.flatMap((feature) =>
+      feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
+    ),
+  );
+  app.use(createDocsRouter(document, config.docsEnabled));
+  for (const feature of features) app.use(feature.basePath, feature.router);
+  app.use((request, _response, next) => {
+    next(new HttpError(404, `no route for ${request.method} ${request.path}`));
+  });
+  app.use(createErrorHandler());
+
+  let closed: Promise<void> | undefined;
+  return Object.assign(app, {
+    logger,
+    attach(server: Server) {
+      for (const feature of features) feature.attach?.(server);
+    },
+    close() {
+      closed ??= Promise.allSettled(features.map((feature) => feature.close?.())).then(() => undefined);
+      return closed;
+    },
+  });
+}

@@ -1,0 +1,119 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const integer = (minimum: number) => z.coerce.number().int().min(minimum);
+const booleanText = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+/**
+ * Every environment variable the server reads, with its default. Parsed once at start-up by
+ * {@link loadConfig}; the README's configuration table mirrors this schema.
+ */
+export const environmentSchema = z.object({
+  /** TCP port to listen on. */
+  PORT: integer(0).max(65535).default(8080),
+  /** Interface to bind. */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Folder for the embedded defaults (SQLite files, generated secrets, blobs). */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Folder of stored files to preview; default `<DATA_DIR>/storage`. */
+  STORAGE_DIR: optionalText,
+  /** Base URL of an HTTP storage service (`GET /download?node=&version=&type=`); overrides STORAGE_DIR. */
+  STORAGE_URL: optionalText.pipe(z.url().optional()),
+  /** Time allowed for one storage download, in milliseconds. */
+  STORAGE_TIMEOUT_MS: integer(1).default(10_000),
+  /** Largest stored file the server downloads, in bytes. */
+  STORAGE_MAX_BYTES: integer(1).default(100 * 1024 * 1024),
+  /** Largest uploaded file accepted by the preview routes, in bytes (413 past it). */
+  PREVIEW_MAX_UPLOAD_BYTES: integer(1).default(50 * 1024 * 1024),
+  /** Largest input image, in pixels (width x height), refused before decoding (400 past it). */
+  PREVIEW_MAX_INPUT_PIXELS: integer(1).default(100_000_000),
+  /** Largest side of a requested output image, in pixels (400 past it). */
+  PREVIEW_MAX_OUTPUT_SIDE: integer(1).default(10_000),
+  /** Renders running at once. */
+  PREVIEW_MAX_CONCURRENT_RENDERS: integer(1).default(4),
+  /** Renders waiting for a slot; past it requests get 503 with Retry-After. */
+  PREVIEW_MAX_QUEUED_RENDERS: integer(0).default(32),
+  /** HS256 secret for bearer tokens; default: a random secret kept in `<DATA_DIR>/auth-secret`. */
+  AUTH_JWT_SECRET: optionalText,
+  /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
+  AUTH_JWKS_URL: optionalText.pipe(z.url().optional()),
+  /** Public base URL of this server, used where absolute URLs are produced. */
+  PUBLIC_URL: optionalText.pipe(z.url().optional()),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Time in-flight requests get to finish after SIGTERM, in milliseconds. */
+  SHUTDOWN_TIMEOUT_MS: integer(0).default(10_000),
+  /** Serve the interactive API docs at /docs. */
+  DOCS_ENABLED: booleanText.default(true),
+});
+
+/** The server's configuration, fully defaulted. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  storage: { directory: string; url: string | undefined; timeoutMs: number; maxBytes: number };
+  preview: {
+    maxUploadBytes: number;
+    maxInputPixels: number;
+    maxOutputSide: number;
+    maxConcurrentRenders: number;
+    maxQueuedRenders: number;
+  };
+  auth: { jwtSecret: string | undefined; jwksUrl: string | undefined };
+  publicUrl: string | undefined;
+  logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+  shutdownTimeoutMs: number;
+  docsEnabled: boolean;
+}
+
+/** Thrown by {@link loadConfig}; its message names every bad variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Reads the configuration from environment variables.
+ * @throws ConfigError naming each variable that does not parse.
+ */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const result = environmentSchema.safeParse(environment);
+  if (!result.success) {
+    const problems = result.error.issues.map(
+      (issue) =>
+        `${issue.path.join('.')}: ${issue.message} (received ${JSON.stringify(environment[String(issue.path[0])])})`,
+    );
+    throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  const values = result.data;
+  const dataDir = path.resolve(values.DATA_DIR);
+  return {
+    port: values.PORT,
+    host: values.HOST,
+    dataDir,
+    storage: {
+      directory: path.resolve(values.STORAGE_DIR ?? path.join(dataDir, 'storage')),
+      url: values.STORAGE_URL,
+      timeoutMs: values.STORAGE_TIMEOUT_MS,
+      maxBytes: values.STORAGE_MAX_BYTES,
+    },
+    preview: {
+      maxUploadBytes: values.PREVIEW_MAX_UPLOAD_BYTES,
+      maxInputPixels: values.PREVIEW_MAX_INPUT_PIXELS,
+      maxOutputSide: values.PREVIEW_MAX_OUTPUT_SIDE,
+      maxConcurrentRenders: values.PREVIEW_MAX_CONCURRENT_RENDERS,
+      maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
+    },
+    auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
+    publicUrl: values.PUBLIC_URL,
+    logLevel: values.LOG_LEVEL,
+    shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
+    docsEnabled: values.DOCS_ENABLED,
+  };
+}

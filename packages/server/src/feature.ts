@@ -1,0 +1,33 @@
+import type { Server } from 'node:http';
+import type { Router } from 'express';
+import type { Logger } from 'pino';
+import type { Authenticator } from './auth/authenticator.js';
+import type { ServerConfig } from './config.js';
+import type { HealthCheck } from './health/health-check.js';
+import type { OpenApiFragment } from './openapi/openapi-document.js';
+
+/** What every feature factory receives from {@link createApp}. */
+export interface FeatureContext {
+  config: ServerConfig;
+  logger: Logger;
+  authenticator: Authenticator;
+}
+
+/**
+ * One API of the server (previews, SAML, chat...): its routes, their OpenAPI description, the
+ * dependencies it reports on `/health/`, and its lifecycle.
+ */
+export interface ServerFeature {
+  name: string;
+  /** Where `router` is mounted, e.g. `/` or `/admin/auth`. */
+  basePath: string;
+  /** Routes, ending with the feature's own error handler (`createErrorHandler(format)`). */
+  router: Router;
+  /** Paths relative to `basePath`, and component schemas. */
+  openapi?: OpenApiFragment;
+  health?: HealthCheck[];
+  /** Called once with the HTTP server, e.g. to accept WebSocket upgrades. */
+  attach?(server: Server): void;
+  /** Releases pools, connections and timers; called once at shutdown. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,66 @@
+import { Router } from 'express';
+import type { HealthCheck, HealthStatus } from './health-check.js';
+
+/** A probe slower than this counts as not live and not ready, so a hung dependency cannot hang `/health/`. */
+const checkTimeoutMs = 3_000;
+
+interface DependencyReport extends HealthStatus {
+  name: string;
+  required: boolean;
+}
+
+async function runCheck(check: HealthCheck): Promise<DependencyReport> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<HealthStatus>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({ live: false, ready: false, details: { error: `no answer within ${checkTimeoutMs} ms` } }),
+      checkTimeoutMs,
+    );
+  });
+  try {
+    const status = await Promise.race([check.check(), timeout]);
+    return { name: check.name, required: check.required, ...status };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      name: check.name,
+      required: check.required,
+      live: false,
+      ready: false,
+      details: { error: message },
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * `/health/` (every dependency with name, live, ready, required), `/health/ready/` (200, or the
+ * status of the first required dependency that is not ready) and `/health/live/` (200 while the
+ * process serves requests).
+ */
+export function createHealthRouter(checks: HealthCheck[]): Router {
+  const router = Router();
+  router.get('/health/', async (_request, response) => {
+    const dependencies = await Promise.all(checks.map(runCheck));
+    const ready = dependencies.every((dependency) => !dependency.required || dependency.ready);
+    response.json({ live: true, ready, dependencies });
+  });
+  router.get('/health/ready/', async (_request, response) => {
+    const required = checks.filter((check) => check.required);
+    const reports = await Promise.all(required.map(runCheck));
+    const failing = required.find((_check, index) => !reports[index]?.ready);
+    if (failing) {
+      response
+        .status(failing.unavailableStatus ?? 502)
+        .json({ detail: failing.unavailableMessage ?? `${failing.name} is not ready` });
+      return;
+    }
+    response.json({ ready: true });
+  });
+  router.get('/health/live/', (_request, response) => {
+    response.json({ live: true });
+  });
+  return router;
+}

@@ -1,0 +1,63 @@
+import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
+
+/** What the server answers for an error, before a feature formats the body. */
+export interface MappedError {
+  status: number;
+  message: string;
+  /** A library's error code, when the error came from a library. */
+  code?: string;
+  details?: unknown;
+  issues?: ValidationIssue[];
+  headers: Record<string, string>;
+}
+
+/**
+ * Maps one library's error class to statuses, with a table typed `Record<TheLibraryErrorCode, number>`
+ * so that a new code does not compile until it has a status.
+ */
+export interface LibraryErrorMapper {
+  matches(error: unknown): boolean;
+  map(error: unknown): MappedError;
+}
+
+/** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
+const libraryErrorMappers: LibraryErrorMapper[] = [];
+
+interface BodyParserError {
+  status: number;
+  type: string;
+  expose: boolean;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as Partial<BodyParserError>;
+  return (
+    typeof candidate.status === 'number' && typeof candidate.type === 'string' && candidate.expose === true
+  );
+}
+
+const bodyParserMessages: Record<string, string> = {
+  'entity.parse.failed': 'the request body is not valid JSON',
+  'entity.too.large': 'the request body is larger than the server accepts',
+  'encoding.unsupported': 'the request body has an unsupported content encoding',
+  'charset.unsupported': 'the request body has an unsupported charset',
+};
+
+/** Maps any thrown value to a status and message; unknown errors become an internal 500. */
+export function mapError(error: unknown): MappedError {
+  if (error instanceof RequestValidationError) {
+    return { status: 422, message: error.message, issues: error.issues, headers: {} };
+  }
+  if (error instanceof HttpError) {
+    return { status: error.status, message: error.message, headers: error.headers };
+  }
+  for (const mapper of libraryErrorMappers) {
+    if (mapper.matches(error)) return mapper.map(error);
+  }
+  if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
+    return { status: error.status, message: bodyParserMessages[error.type] ?? error.message, headers: {} };
+  }
+  return { status: 500, message: 'internal server error', headers: {} };
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { type CreateAppOptions, createApp, type ServerApp } from '../../src/app.js';
+import { loadConfig, type ServerConfig } from '../../src/config.js';
+import type { FeatureContext, ServerFeature } from '../../src/feature.js';
+import { startServer } from '../../src/start-server.js';
+
+/** A server on a random loopback port with its own temporary DATA_DIR. */
+export interface TestServer {
+  url: string;
+  app: ServerApp;
+  config: ServerConfig;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  /** Extra environment variables, parsed by the real config schema. */
+  env?: Record<string, string>;
+  /** Features to mount; default: the reference server's own. */
+  features?: (context: FeatureContext) => Promise<ServerFeature[]>;
+  authenticator?: CreateAppOptions['authenticator'];
+}
+
+/** Shared HS256 secret of test servers; sign tokens with `signLocalToken(testJwtSecret, ...)`. */
+export const testJwtSecret = 'test-secret-of-at-least-thirty-two-bytes!';
+
+/** Starts a server for one test file; call `stop()` in `afterAll`. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'collab-test-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    AUTH_JWT_SECRET: testJwtSecret,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const app = await createApp({
+    config,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    ...(options.features ? { features: options.features } : {}),
+    ...(options.authenticator ? { authenticator: options.authenticator } : {}),
+  });
+  const running = await startServer(app, { host: '127.0.0.1', port: 0 });
+  return {
+    url: `http://127.0.0.1:${running.port}`,
+    app,
+    config,
+    dataDir,
+    async stop() {
+      await running.stop(1_000);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
