@@ -57,7 +57,10 @@ describe('reference server core', () => {
   });
 
   it('GET /health/ lists every dependency with name, live, ready and required', async () => {
-    const body = await (await fetch(`${server.url}/health/`)).json();
+    const body = (await (await fetch(`${server.url}/health/`)).json()) as {
+      ready: boolean;
+      dependencies: unknown[];
+    };
     expect(body.ready).toBe(true);
     expect(body.dependencies).toEqual([
       { name: 'always-fine', required: true, live: true, ready: true },
@@ -91,7 +94,10 @@ describe('reference server core', () => {
   });
 
   it('serves the OpenAPI 3.1 document with feature paths under their base path', async () => {
-    const document = await (await fetch(`${server.url}/openapi.json`)).json();
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toContain('/api/probe/user');
   });
