@@ -7,6 +7,9 @@ const packageSource = (name: string) =>
 export default defineConfig({
   resolve: {
     alias: {
+      '@collab-suite/preview-core/testing': fileURLToPath(
+        new URL('./packages/preview-core/src/testing/index.ts', import.meta.url),
+      ),
       '@collab-suite/preview-core': packageSource('preview-core'),
       '@collab-suite/saml-config': packageSource('saml-config'),
       '@collab-suite/chat-domain': packageSource('chat-domain'),

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { PreviewError } from '../errors.js';
+import type { Area } from './area.js';
+import type { CropPosition } from './geometry.js';
+
+/** Quality names accepted by the API, lowest to highest. */
+export const IMAGE_QUALITIES = ['lowest', 'low', 'medium', 'high', 'highest'] as const;
+/** A quality name; it changes JPEG output only. */
+export type ImageQuality = (typeof IMAGE_QUALITIES)[number];
+
+/** JPEG quality (1-100) used for each {@link ImageQuality}. */
+export const JPEG_QUALITY: Readonly<Record<ImageQuality, number>> = {
+  lowest: 1,
+  low: 15,
+  medium: 50,
+  high: 80,
+  highest: 95,
+};
+
+/** Output formats an image preview or thumbnail can have. */
+export const OUTPUT_FORMATS = ['jpeg', 'png', 'gif'] as const;
+/** An output format. */
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Thumbnail shapes. */
+export const THUMBNAIL_SHAPES = ['rectangular', 'rounded'] as const;
+/** A thumbnail shape: `rounded` keeps only the ellipse inscribed in the output. */
+export type ThumbnailShape = (typeof THUMBNAIL_SHAPES)[number];
+
+const areaSchema = z.union([
+  z.string(),
+  z.object({ width: z.number().int().min(0), height: z.number().int().min(0) }),
+]);
+
+const commonFields = {
+  /** `WxH` text or a parsed {@link Area}; 0 on a side means the source's size. */
+  area: areaSchema,
+  /** @default 'medium' */
+  quality: z.enum(IMAGE_QUALITIES).default('medium'),
+  /** Omitted: the default of the operation (thumbnails jpeg, previews the source's format). */
+  outputFormat: z.enum(OUTPUT_FORMATS).optional(),
+  /** Aborts a render still waiting in the queue. */
+  signal: z.instanceof(AbortSignal).optional(),
+};
+
+/** Options of an image preview. */
+export const imagePreviewRequestSchema = z.object({
+  ...commonFields,
+  /** True cuts the image to the area; false fits it and adds borders. @default false */
+  crop: z.boolean().default(false),
+});
+
+/** Options of a thumbnail (always cropped). */
+export const imageThumbnailRequestSchema = z.object({
+  ...commonFields,
+  /** @default 'rectangular' */
+  shape: z.enum(THUMBNAIL_SHAPES).default('rectangular'),
+  /** Where the crop is taken from; `top` is for document pages. @default 'centre' */
+  cropPosition: z.enum(['centre', 'top']).default('centre'),
+});
+
+/** Image preview options as a caller writes them. */
+export type ImagePreviewRequest = z.input<typeof imagePreviewRequestSchema>;
+/** Thumbnail options as a caller writes them. */
+export type ImageThumbnailRequest = z.input<typeof imageThumbnailRequestSchema>;
+
+/** Options of one render, every default applied and the area parsed. */
+export interface RenderOptions {
+  readonly kind: 'preview' | 'thumbnail';
+  readonly area: Area;
+  readonly quality: ImageQuality;
+  readonly outputFormat: OutputFormat | undefined;
+  readonly crop: boolean;
+  readonly cropPosition: CropPosition;
+  readonly shape: ThumbnailShape;
+}
+
+/**
+ * Parses request options with `schema`.
+ * @throws {PreviewError} `INVALID_OPTION` naming the option, what was expected and what came.
+ */
+export function parseRequest<Schema extends z.ZodType>(schema: Schema, request: unknown): z.output<Schema> {
+  const result = schema.safeParse(request, { reportInput: true });
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.join('.') || 'request';
+  const received = issue && 'input' in issue ? ` but received ${JSON.stringify(issue.input)}` : '';
+  throw new PreviewError(
+    'INVALID_OPTION',
+    `invalid \`${path}\`: ${issue?.message ?? 'invalid value'}${received}`,
+    {
+      details: { option: path },
+      cause: result.error,
+    },
+  );
+}

@@ -1,0 +1,83 @@
+import sharp, { type Metadata } from 'sharp';
+import { PreviewError } from '../errors.js';
+import type { Size } from './geometry.js';
+import { INPUT_FORMATS, type InputFormat } from './output-format.js';
+import { assertSvgIsSelfContained } from './svg-guard.js';
+
+/** What the header of an input image says, read without decoding its pixels. */
+export interface ImageInfo extends Size {
+  readonly format: InputFormat;
+  /** Frames of an animated image, 1 otherwise. */
+  readonly frames: number;
+}
+
+const EXPECTED = 'a png, jpeg, gif, webp or svg image';
+
+function isInputFormat(format: string): format is InputFormat {
+  return (INPUT_FORMATS as readonly string[]).includes(format);
+}
+
+/**
+ * Reads format, size (after EXIF orientation) and frame count from the header of `bytes`.
+ * @throws {PreviewError} `UNREADABLE_INPUT` for empty, corrupt or unsupported input and for SVG
+ * declaring external entities; `INPUT_TOO_LARGE` past `maxInputBytes`.
+ */
+export async function inspectImage(bytes: Uint8Array, limits: { maxInputBytes: number }): Promise<ImageInfo> {
+  if (bytes.byteLength === 0) {
+    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED} but received 0 bytes`);
+  }
+  if (bytes.byteLength > limits.maxInputBytes) {
+    throw new PreviewError(
+      'INPUT_TOO_LARGE',
+      `expected an input of at most ${limits.maxInputBytes} bytes but received ${bytes.byteLength}`,
+      { details: { bytes: bytes.byteLength, maxInputBytes: limits.maxInputBytes } },
+    );
+  }
+  assertSvgIsSelfContained(bytes);
+  let metadata: Metadata;
+  try {
+    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch (error) {
+    throw new PreviewError(
+      'UNREADABLE_INPUT',
+      `expected ${EXPECTED} but received ${bytes.byteLength} bytes that could not be read as one`,
+      { cause: error },
+    );
+  }
+  if (!isInputFormat(metadata.format)) {
+    throw new PreviewError(
+      'UNREADABLE_INPUT',
+      `expected ${EXPECTED} but received a ${metadata.format} image`,
+      {
+        details: { format: metadata.format },
+      },
+    );
+  }
+  const oriented = metadata.autoOrient ?? metadata;
+  if (!(oriented.width > 0 && oriented.height > 0)) {
+    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED} with a size but received none`);
+  }
+  return {
+    format: metadata.format,
+    width: oriented.width,
+    height: oriented.height,
+    frames: Math.max(1, metadata.pages ?? 1),
+  };
+}
+
+/**
+ * Refuses an input whose decoded size would exceed `maxInputPixels` (all frames when `allFrames`).
+ * @throws {PreviewError} `TOO_MANY_PIXELS` with the declared size and the limit.
+ */
+export function assertPixelsWithinLimit(info: ImageInfo, maxInputPixels: number, allFrames: boolean): void {
+  const frames = allFrames ? info.frames : 1;
+  const pixels = info.width * info.height * frames;
+  if (pixels > maxInputPixels) {
+    const framesText = frames > 1 ? ` x ${frames} frames` : '';
+    throw new PreviewError(
+      'TOO_MANY_PIXELS',
+      `expected an image of at most ${maxInputPixels} pixels but received ${info.width}x${info.height}${framesText} = ${pixels} pixels`,
+      { details: { width: info.width, height: info.height, frames, pixels, maxInputPixels } },
+    );
+  }
+}

@@ -1,0 +1,51 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { normaliseStoredFileRef, type StoredFileRef } from '../../src/index.js';
+
+/** How the test storage answers one request; the default serves stored files like carbonio-storages. */
+export type StorageBehaviour = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+/** A real HTTP storage service on 127.0.0.1 answering `GET /download?node=&version=&type=`. */
+export async function startStorageServer() {
+  const files = new Map<string, Uint8Array>();
+  const requests: string[] = [];
+  let behaviour: StorageBehaviour | undefined;
+  const server = createServer((request, response) => {
+    requests.push(request.url ?? '');
+    if (behaviour?.(request, response)) return;
+    const url = new URL(request.url ?? '/', 'http://storage');
+    const key = `${url.searchParams.get('type')}/${url.searchParams.get('node')}/${url.searchParams.get('version')}`;
+    const bytes = url.pathname === '/download' ? files.get(key) : undefined;
+    if (!bytes) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ statusCode: 404, error: 'Not found', message: `File '${key}' does not exist` }),
+      );
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'application/octet-stream',
+      'content-length': bytes.byteLength,
+    });
+    response.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    put(ref: StoredFileRef, bytes: Uint8Array) {
+      const normalised = normaliseStoredFileRef(ref);
+      files.set(`${normalised.serviceType}/${normalised.id}/${normalised.version}`, new Uint8Array(bytes));
+    },
+    /** Replaces the default answers; return true from `next` when it answered. */
+    behave(next: StorageBehaviour | undefined) {
+      behaviour = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
