@@ -11,6 +11,9 @@ export default defineConfig({
         new URL('./packages/preview-core/src/testing/index.ts', import.meta.url),
       ),
       '@collab-suite/preview-core': packageSource('preview-core'),
+      '@collab-suite/saml-config/testing': fileURLToPath(
+        new URL('./packages/saml-config/src/testing/index.ts', import.meta.url),
+      ),
       '@collab-suite/saml-config': packageSource('saml-config'),
       '@collab-suite/chat-domain': packageSource('chat-domain'),
       '@collab-suite/webrtc-sfu': packageSource('webrtc-sfu'),

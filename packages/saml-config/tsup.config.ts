@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
   format: ['esm'],
   dts: true,
   clean: true,
   sourcemap: true,
   target: 'node20',
+  external: ['vitest'],
 });

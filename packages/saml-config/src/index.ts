@@ -1,1 +1,94 @@
-export {};
+export { type CertificateSummary, summarizeCertificate } from './certificates/inspect.js';
+export {
+  type CanonicalCertificate,
+  type CanonicalPrivateKey,
+  readCertificate,
+  readPrivateKey,
+} from './certificates/pem.js';
+export {
+  isSamlConfigError,
+  SamlConfigError,
+  type SamlConfigErrorCode,
+  type SamlConfigErrorOptions,
+  samlConfigErrorCodes,
+} from './errors.js';
+export { type AddressPolicy, createAddressPolicy, isPublicAddress } from './fetch/address-policy.js';
+export {
+  createMemoryDocumentFetcher,
+  type DocumentFetcher,
+  type FetchDocumentRequest,
+  type FetchedDocument,
+} from './fetch/document-fetcher.js';
+export {
+  createHttpDocumentFetcher,
+  type HttpDocumentFetcherOptions,
+  httpDocumentFetcherOptionsSchema,
+} from './fetch/http-document-fetcher.js';
+export { type GeneratedCertificate, generateCertificate } from './generate/generate-certificate.js';
+export {
+  type CertificateDigest,
+  type GenerateParameters,
+  MAX_CERTIFICATE_DAYS,
+  parseGenerateParameters,
+} from './generate/generate-parameters.js';
+export {
+  type DocumentFormat,
+  type ReadDocument,
+  type ReadDocumentOptions,
+  readDocument,
+} from './import/read-document.js';
+export { buildSpMetadata, type SpMetadataOptions } from './metadata/sp-metadata.js';
+export {
+  type DefaultsContext,
+  defaultAcsUrlTemplate,
+  defaultProperties,
+  defaultSpEntityIdTemplate,
+  effectiveProperties,
+} from './model/defaults.js';
+export { normalizeDomain } from './model/domain.js';
+export { type SamlIssue, summarizeIssues } from './model/issues.js';
+export { type ParsedProperties, parseProperties, parsePropertyKeyList } from './model/parse-properties.js';
+export {
+  authnContextComparisons,
+  isSamlPropertyKey,
+  nameIdFormats,
+  type SamlBooleanPropertyKey,
+  type SamlProperties,
+  type SamlPropertyDefinition,
+  type SamlPropertyKey,
+  type SamlPropertyKind,
+  samlBindings,
+  samlPropertyDefinitions,
+  samlPropertyKeys,
+  signatureAlgorithms,
+} from './model/property-definitions.js';
+export {
+  createSamlConfigService,
+  type DocumentSource,
+  type GenerateResult,
+  type ImportResult,
+  type SamlConfigService,
+  type ValidationResult,
+} from './service/saml-config-service.js';
+export {
+  type SamlConfigLogger,
+  type SamlConfigServiceOptions,
+  samlConfigServiceOptionsSchema,
+} from './service/service-options.js';
+export { createMemorySamlPropertyStore } from './store/memory-property-store.js';
+export {
+  createPostgresSamlPropertyStore,
+  type PostgresSamlPropertyStoreOptions,
+  postgresSamlPropertyStoreOptionsSchema,
+} from './store/postgres-property-store.js';
+export type { SamlPropertyChange, SamlPropertyStore } from './store/property-store.js';
+export {
+  createSqliteSamlPropertyStore,
+  type SqliteSamlPropertyStoreOptions,
+  sqliteSamlPropertyStoreOptionsSchema,
+} from './store/sqlite-property-store.js';
+export {
+  type ValidateOptions,
+  type ValidationReport,
+  validateProperties,
+} from './validation/validate-properties.js';

@@ -1,0 +1,205 @@
+import { readCertificate } from '../certificates/pem.js';
+import { SamlConfigError } from '../errors.js';
+import type { SamlIssue } from '../model/issues.js';
+import { nameIdFormats, samlBindings } from '../model/property-definitions.js';
+import type { XmlNode } from './xml-document.js';
+
+/** What IdP metadata maps to, before the values are checked like any other input. */
+export interface IdpMetadataMapping {
+  values: Record<string, string | boolean>;
+  warnings: SamlIssue[];
+}
+
+/** Options of {@link mapIdpMetadata}. */
+export interface IdpMetadataOptions {
+  now: Date;
+  /** Which entity to take when the document describes several identity providers. */
+  entityId?: string | undefined;
+}
+
+function asNodes(value: unknown): XmlNode[] {
+  if (value === undefined) return [];
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((item): item is XmlNode => typeof item === 'object' && item !== null);
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as XmlNode)['#text'] === 'string') {
+    return (value as XmlNode)['#text'] as string;
+  }
+  return undefined;
+}
+
+function attribute(node: XmlNode, name: string): string | undefined {
+  const value = node[`@_${name}`];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function collectEntities(node: XmlNode, now: Date): XmlNode[] {
+  rejectExpired(node, now);
+  const nested = asNodes(node.EntitiesDescriptor).flatMap((child) => collectEntities(child, now));
+  return [...asNodes(node.EntityDescriptor), ...nested];
+}
+
+function rejectExpired(node: XmlNode, now: Date): void {
+  const validUntil = attribute(node, 'validUntil');
+  if (validUntil === undefined) return;
+  const until = new Date(validUntil);
+  if (Number.isNaN(until.getTime())) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      `expected validUntil to be an xs:dateTime but received ${JSON.stringify(validUntil)}`,
+    );
+  }
+  if (until < now) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      `the metadata expired: validUntil ${until.toISOString()} is in the past`,
+    );
+  }
+}
+
+function selectEntity(root: XmlNode, rootName: string, options: IdpMetadataOptions): XmlNode {
+  const entities = rootName === 'EntityDescriptor' ? [root] : collectEntities(root, options.now);
+  const idps = entities.filter((entity) => asNodes(entity.IDPSSODescriptor).length > 0);
+  for (const entity of idps) rejectExpired(entity, options.now);
+  if (idps.length === 0) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      'expected IdP metadata but no EntityDescriptor has an IDPSSODescriptor',
+    );
+  }
+  const ids = idps.map((entity) => attribute(entity, 'entityID') ?? '');
+  if (options.entityId !== undefined) {
+    const chosen = idps.find((entity) => attribute(entity, 'entityID') === options.entityId);
+    if (chosen === undefined) {
+      throw new SamlConfigError(
+        'invalid_metadata',
+        `no identity provider with entityID ${JSON.stringify(options.entityId)} in the metadata`,
+      );
+    }
+    return chosen;
+  }
+  const [only, ...others] = idps;
+  if (only === undefined || others.length > 0) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      `expected one identity provider but the metadata describes ${idps.length} (${ids.slice(0, 5).join(', ')}); choose one with entityId`,
+      { details: { entityIds: ids } },
+    );
+  }
+  return only;
+}
+
+/** The endpoint with HTTP-Redirect binding, else HTTP-POST, else the first one. */
+function preferredEndpoint(endpoints: XmlNode[]): XmlNode | undefined {
+  const withBinding = (binding: string) =>
+    endpoints.find((endpoint) => attribute(endpoint, 'Binding') === binding);
+  return withBinding(samlBindings.httpRedirect) ?? withBinding(samlBindings.httpPost) ?? endpoints[0];
+}
+
+function certificatesOf(descriptor: XmlNode, use: 'signing' | 'encryption'): string[] {
+  return asNodes(descriptor.KeyDescriptor)
+    .filter((keyDescriptor) => {
+      const keyUse = attribute(keyDescriptor, 'use');
+      return keyUse === undefined || keyUse === use;
+    })
+    .flatMap((keyDescriptor) => asNodes(keyDescriptor.KeyInfo))
+    .flatMap((keyInfo) => asNodes(keyInfo.X509Data))
+    .flatMap((data) => (Array.isArray(data.X509Certificate) ? data.X509Certificate : []))
+    .map((value) => text(value))
+    .filter((value): value is string => value !== undefined && value.trim() !== '');
+}
+
+/** Picks the currently valid certificate that lasts longest; the others become a warning. */
+function chooseCertificate(texts: string[], now: Date, warnings: SamlIssue[]): string | undefined {
+  const parsed = [...new Set(texts.map((value) => value.replace(/\s+/g, '')))]
+    .map((value) => readCertificate(value))
+    .flatMap((result) => (result.ok ? [result] : []));
+  if (parsed.length === 0) return texts[0];
+  const valid = parsed.filter(
+    (item) => new Date(item.certificate.validFrom) <= now && new Date(item.certificate.validTo) >= now,
+  );
+  const pool = valid.length > 0 ? valid : parsed;
+  const chosen = [...pool].sort(
+    (a, b) => new Date(b.certificate.validTo).getTime() - new Date(a.certificate.validTo).getTime(),
+  )[0];
+  const others = parsed.filter((item) => item !== chosen);
+  if (chosen !== undefined && others.length > 0) {
+    warnings.push({
+      code: 'idp_cert_alternatives',
+      key: 'idp.x509cert',
+      message: `the metadata lists ${parsed.length} signing certificates; kept the one valid until ${new Date(chosen.certificate.validTo).toISOString()}, ignored ${others.map((item) => item.certificate.fingerprint256).join(', ')}`,
+    });
+  }
+  return chosen?.pem;
+}
+
+function mapEndpoints(descriptor: XmlNode, values: Record<string, string | boolean>): void {
+  const sso = preferredEndpoint(asNodes(descriptor.SingleSignOnService));
+  if (sso === undefined || attribute(sso, 'Location') === undefined) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      'expected the IDPSSODescriptor to have a SingleSignOnService with a Location',
+    );
+  }
+  values['idp.single_sign_on_service.url'] = attribute(sso, 'Location') ?? '';
+  values['idp.single_sign_on_service.binding'] = attribute(sso, 'Binding') ?? '';
+  const slo = preferredEndpoint(asNodes(descriptor.SingleLogoutService));
+  if (slo !== undefined) {
+    values['idp.single_logout_service.url'] = attribute(slo, 'Location') ?? '';
+    values['idp.single_logout_service.binding'] = attribute(slo, 'Binding') ?? '';
+    const responseLocation = attribute(slo, 'ResponseLocation');
+    if (responseLocation !== undefined) values['idp.single_logout_service.response.url'] = responseLocation;
+  }
+}
+
+function mapNameIdFormat(
+  descriptor: XmlNode,
+  values: Record<string, string | boolean>,
+  warnings: SamlIssue[],
+): void {
+  const formats = (Array.isArray(descriptor.NameIDFormat) ? descriptor.NameIDFormat : [])
+    .map((value) => text(value)?.trim())
+    .filter((value): value is string => value !== undefined && value !== '');
+  if (formats.includes(nameIdFormats.emailAddress)) {
+    values['sp.nameidformat'] = nameIdFormats.emailAddress;
+  } else if (formats.length > 0) {
+    warnings.push({
+      code: 'nameidformat_not_offered',
+      key: 'sp.nameidformat',
+      message: `the IdP does not list the emailAddress NameID format (it lists ${formats.join(', ')}); sp.nameidformat was left unchanged`,
+    });
+  }
+}
+
+/**
+ * Maps IdP metadata (reference §5): entityID, SSO and SLO endpoints (HTTP-Redirect preferred, then
+ * HTTP-POST), the signing certificate (a valid one lasting longest), emailAddress NameID format when
+ * offered, and `WantAuthnRequestsSigned`. Expired metadata and ambiguous documents are refused.
+ * @throws SamlConfigError `invalid_metadata`
+ */
+export function mapIdpMetadata(
+  root: XmlNode,
+  rootName: string,
+  options: IdpMetadataOptions,
+): IdpMetadataMapping {
+  const entity = selectEntity(root, rootName, options);
+  const descriptor = asNodes(entity.IDPSSODescriptor)[0] as XmlNode;
+  const values: Record<string, string | boolean> = Object.create(null);
+  const warnings: SamlIssue[] = [];
+  values['idp.entityid'] = attribute(entity, 'entityID') ?? '';
+  mapEndpoints(descriptor, values);
+  const signing = certificatesOf(descriptor, 'signing');
+  const certificate = chooseCertificate(
+    signing.length > 0 ? signing : certificatesOf(descriptor, 'encryption'),
+    options.now,
+    warnings,
+  );
+  if (certificate !== undefined) values['idp.x509cert'] = certificate;
+  mapNameIdFormat(descriptor, values, warnings);
+  if (attribute(descriptor, 'WantAuthnRequestsSigned') === 'true')
+    values['security.authnrequest_signed'] = true;
+  return { values, warnings };
+}

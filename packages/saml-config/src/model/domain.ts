@@ -1,0 +1,39 @@
+import { domainToASCII } from 'node:url';
+import { SamlConfigError } from '../errors.js';
+import { quoteValue } from './issues.js';
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Longest domain name DNS allows in text form. */
+const MAX_DOMAIN_LENGTH = 253;
+
+/**
+ * Checks a domain name and returns it lower-cased (internationalised names in their `xn--` form).
+ * Labels are letters, digits and inner hyphens, 1 to 63 characters; at most 253 characters in all;
+ * IP addresses, a trailing dot, empty labels, slashes, dots-only and percent-encoded text are refused.
+ * @throws SamlConfigError `invalid_domain`
+ */
+export function normalizeDomain(domain: string): string {
+  const refuse = (why: string): never => {
+    throw new SamlConfigError(
+      'invalid_domain',
+      `expected a domain name such as example.com but received ${quoteValue(domain)}: ${why}`,
+    );
+  };
+  if (typeof domain !== 'string' || domain.length === 0) return refuse('it is empty');
+  if (domain.length > MAX_DOMAIN_LENGTH) return refuse(`it is longer than ${MAX_DOMAIN_LENGTH} characters`);
+  const ascii = /^[\x21-\x7e]+$/.test(domain) ? domain.toLowerCase() : domainToASCII(domain);
+  if (ascii === '' || ascii.length > MAX_DOMAIN_LENGTH)
+    return refuse('it is not a valid internationalised name');
+  const labels = ascii.split('.');
+  const badLabel = labels.find((label) => !LABEL.test(label));
+  if (badLabel !== undefined) {
+    return refuse(
+      badLabel === ''
+        ? 'it has an empty label'
+        : `label ${quoteValue(badLabel)} is not letters, digits and inner hyphens`,
+    );
+  }
+  if (/^\d+$/.test(labels[labels.length - 1] ?? ''))
+    return refuse('the last label is numeric (an IP address is not a domain)');
+  return ascii;
+}

@@ -1,0 +1,120 @@
+import { SamlConfigError } from '../errors.js';
+import { quoteValue, type SamlIssue } from './issues.js';
+import {
+  isSamlPropertyKey,
+  propertyKind,
+  type SamlProperties,
+  type SamlPropertyKey,
+  samlPropertyDefinitions,
+} from './property-definitions.js';
+import { checkStringValue } from './value-rules.js';
+
+/** The result of reading an untrusted property map. */
+export interface ParsedProperties {
+  /** The well-formed values, normalised (trimmed strings, JSON booleans, canonical PEM, PKCS#8). */
+  properties: SamlProperties;
+  /** Keys given as `null` or a blank string: java-saml treats them as absent. */
+  blankKeys: SamlPropertyKey[];
+  /** One entry per unknown key or malformed value; empty when everything was well-formed. */
+  issues: SamlIssue[];
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Reads a boolean given as a JSON boolean or the string true/false (any case). */
+function readBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim().toLowerCase();
+  return text === 'true' ? true : text === 'false' ? false : undefined;
+}
+
+function unknownKeyIssue(key: string): SamlIssue {
+  return {
+    code: 'unknown_key',
+    key,
+    message: `unknown property ${JSON.stringify(key)}; expected a SAML property name such as sp.entityid or idp.x509cert`,
+  };
+}
+
+type ValueOutcome =
+  | { kind: 'set'; value: string | boolean }
+  | { kind: 'blank' }
+  | { kind: 'issue'; issue: SamlIssue };
+
+function readValue(key: SamlPropertyKey, raw: unknown): ValueOutcome {
+  const kind = propertyKind(key);
+  const { invalidCode } = samlPropertyDefinitions[key];
+  if (raw === null || (typeof raw === 'string' && raw.trim() === '')) {
+    return kind === 'authn-context' ? { kind: 'set', value: '' } : { kind: 'blank' };
+  }
+  if (kind === 'boolean') {
+    const value = readBoolean(raw);
+    if (value !== undefined) return { kind: 'set', value };
+    const received = typeof raw === 'string' ? quoteValue(raw) : describeType(raw);
+    return {
+      kind: 'issue',
+      issue: { code: invalidCode, key, message: `expected true or false but received ${received}` },
+    };
+  }
+  if (typeof raw !== 'string') {
+    return {
+      kind: 'issue',
+      issue: { code: invalidCode, key, message: `expected a string but received ${describeType(raw)}` },
+    };
+  }
+  const result = checkStringValue(kind, raw.trim());
+  if (result.ok) return { kind: 'set', value: result.value };
+  return { kind: 'issue', issue: { code: result.code ?? invalidCode, key, message: result.message } };
+}
+
+/**
+ * Reads an untrusted flat property map (a parsed JSON body or SAMLProperties XML). Unknown keys
+ * (including `__proto__` and `constructor`) and malformed values become issues; nothing is thrown
+ * for them, so validation can report every problem at once.
+ * @throws SamlConfigError `invalid_properties` when `input` is not an object
+ */
+export function parseProperties(input: unknown): ParsedProperties {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new SamlConfigError(
+      'invalid_properties',
+      `expected a JSON object of SAML properties but received ${describeType(input)}`,
+    );
+  }
+  const properties: Record<string, string | boolean> = Object.create(null);
+  const blankKeys: SamlPropertyKey[] = [];
+  const issues: SamlIssue[] = [];
+  for (const key of Object.keys(input)) {
+    if (!isSamlPropertyKey(key)) {
+      issues.push(unknownKeyIssue(key));
+      continue;
+    }
+    const outcome = readValue(key, (input as Record<string, unknown>)[key]);
+    if (outcome.kind === 'set') properties[key] = outcome.value;
+    else if (outcome.kind === 'blank') blankKeys.push(key);
+    else issues.push(outcome.issue);
+  }
+  return { properties: { ...properties } as SamlProperties, blankKeys, issues };
+}
+
+/**
+ * Reads a comma-delimited list of property names (the `keys` query parameter).
+ * @throws SamlConfigError `invalid_parameters` naming the first unknown key
+ */
+export function parsePropertyKeyList(list: string): SamlPropertyKey[] {
+  const keys = list
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key !== '');
+  const unknown = keys.find((key) => !isSamlPropertyKey(key));
+  if (unknown !== undefined) {
+    throw new SamlConfigError('invalid_parameters', unknownKeyIssue(unknown).message, {
+      details: { errors: [unknownKeyIssue(unknown)] },
+    });
+  }
+  return [...new Set(keys)] as SamlPropertyKey[];
+}

@@ -1,0 +1,161 @@
+import pg from 'pg';
+import { z } from 'zod';
+import { orderProperties } from '../model/defaults.js';
+import type { SamlProperties } from '../model/property-definitions.js';
+import { parseOptions } from '../options.js';
+import {
+  decodeStoredRows,
+  encodeStoredValue,
+  type SamlPropertyChange,
+  type SamlPropertyStore,
+  storeFailure,
+} from './property-store.js';
+
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Options of {@link createPostgresSamlPropertyStore}. */
+export const postgresSamlPropertyStoreOptionsSchema = z.strictObject({
+  /** `postgres://user@host:port/database`; ignored when `pool` is given. */
+  connectionString: z.string().min(1).optional(),
+  /** An existing pool to share (not closed by `close()`). */
+  pool: z.custom<pg.Pool>((value) => value instanceof pg.Pool).optional(),
+  /**
+   * Table holding one row per domain and property.
+   * @default "saml_properties"
+   */
+  tableName: z.string().regex(IDENTIFIER).default('saml_properties'),
+  /**
+   * Connections of a pool this store creates: property writes are short, admin traffic is light.
+   * @default 4
+   */
+  maxConnections: z.number().int().positive().default(4),
+});
+
+/** Input of {@link createPostgresSamlPropertyStore}. */
+export type PostgresSamlPropertyStoreOptions = z.input<typeof postgresSamlPropertyStoreOptionsSchema>;
+
+async function ensureTable(pool: pg.Pool, table: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    // Serialise schema creation across processes: concurrent CREATE TABLE IF NOT EXISTS can collide.
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`collab-suite:${table}`]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${table} (domain TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (domain, key))`,
+    );
+  } finally {
+    await client
+      .query('SELECT pg_advisory_unlock(hashtext($1))', [`collab-suite:${table}`])
+      .catch(() => undefined);
+    client.release();
+  }
+}
+
+async function applyChange(
+  client: pg.PoolClient,
+  table: string,
+  domain: string,
+  change: SamlPropertyChange,
+): Promise<void> {
+  if (change.remove === 'all') await client.query(`DELETE FROM ${table} WHERE domain = $1`, [domain]);
+  else if (change.remove !== undefined && change.remove.length > 0) {
+    await client.query(`DELETE FROM ${table} WHERE domain = $1 AND key = ANY($2::text[])`, [
+      domain,
+      [...change.remove],
+    ]);
+  }
+  const entries = Object.entries(change.set ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key, value] of entries) {
+    await client.query(
+      `INSERT INTO ${table} (domain, key, value) VALUES ($1, $2, $3) ON CONFLICT (domain, key) DO UPDATE SET value = EXCLUDED.value`,
+      [domain, key, encodeStoredValue(key, value)],
+    );
+  }
+}
+
+/** Attempts of a write that PostgreSQL aborted as a deadlock or serialisation failure. */
+const MAX_ATTEMPTS = 3;
+
+type Reader = (queryable: pg.PoolClient, domain: string) => Promise<SamlProperties>;
+
+async function writeOnce(
+  pool: pg.Pool,
+  table: string,
+  domain: string,
+  change: SamlPropertyChange,
+  read: Reader,
+): Promise<SamlProperties> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await applyChange(client, table, domain, change);
+    const properties = await read(client, domain);
+    await client.query('COMMIT');
+    return properties;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * {@link SamlPropertyStore} in PostgreSQL (scale-out): same one-row-per-key schema as SQLite, each
+ * `write` one transaction, so concurrent writes of different keys both survive and a failed import
+ * changes nothing. Creates its table when missing.
+ * @throws SamlConfigError `invalid_options`, `store_failed` when the database cannot be reached
+ */
+export async function createPostgresSamlPropertyStore(
+  options: PostgresSamlPropertyStoreOptions,
+): Promise<SamlPropertyStore> {
+  const resolved = parseOptions(
+    postgresSamlPropertyStoreOptionsSchema,
+    options,
+    'createPostgresSamlPropertyStore',
+  );
+  const ownsPool = resolved.pool === undefined;
+  const pool =
+    resolved.pool ??
+    new pg.Pool({ connectionString: resolved.connectionString, max: resolved.maxConnections });
+  const table = resolved.tableName;
+  try {
+    await ensureTable(pool, table);
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => undefined);
+    throw storeFailure(error, 'preparing the SAML property table');
+  }
+  const read = async (queryable: pg.Pool | pg.PoolClient, domain: string): Promise<SamlProperties> => {
+    const result = await queryable.query<{ key: string; value: string }>(
+      `SELECT key, value FROM ${table} WHERE domain = $1`,
+      [domain],
+    );
+    return orderProperties(decodeStoredRows(result.rows));
+  };
+  let closed = false;
+  return {
+    async get(domain) {
+      try {
+        return await read(pool, domain);
+      } catch (error) {
+        throw storeFailure(error, 'reading SAML properties');
+      }
+    },
+    async write(domain, change) {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await writeOnce(pool, table, domain, change, read);
+        } catch (error) {
+          // An import racing a PUT can deadlock on new rows; PostgreSQL aborts one side, which retries.
+          const code = (error as { code?: string }).code;
+          if ((code === '40P01' || code === '40001') && attempt < MAX_ATTEMPTS) continue;
+          throw storeFailure(error, 'writing SAML properties');
+        }
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ownsPool) await pool.end();
+    },
+  };
+}
