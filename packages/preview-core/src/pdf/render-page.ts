@@ -1,0 +1,72 @@
+import { PreviewError } from '../errors.js';
+import type { Area } from '../image/area.js';
+import type { RawPixels } from '../image/render-image.js';
+import type { OpenedPdf } from './open-pdf.js';
+import { planPageRender } from './render-scale.js';
+
+/**
+ * Rasterises one page (0-based `pageIndex`) with mupdf on a white background, annotations included, at
+ * the zoom that covers `area` without upscaling and within `maxPixels`. The pixels are copied out of
+ * mupdf's memory, ready for sharp's raw input (no PNG round trip).
+ * @throws {PreviewError} `UNREADABLE_INPUT` when the page has no area or cannot be drawn.
+ */
+export function renderPage(opened: OpenedPdf, pageIndex: number, area: Area, maxPixels: number): RawPixels {
+  const { mupdf, document } = opened;
+  const page = document.loadPage(pageIndex);
+  try {
+    const [x0, y0, x1, y1] = page.getBounds();
+    const size = { width: Math.abs(x1 - x0), height: Math.abs(y1 - y0) };
+    if (!(size.width >= 1 && size.height >= 1)) {
+      throw new PreviewError(
+        'UNREADABLE_INPUT',
+        `expected page ${pageIndex + 1} to have a size but its box is ${size.width}x${size.height} points`,
+      );
+    }
+    const plan = planPageRender(size, area, maxPixels);
+    const pixmap = page.toPixmap(
+      mupdf.Matrix.scale(plan.scale, plan.scale),
+      mupdf.ColorSpace.DeviceRGB,
+      false,
+      true,
+    );
+    try {
+      return copyPixels(pixmap);
+    } finally {
+      pixmap.destroy();
+    }
+  } catch (error) {
+    if (error instanceof PreviewError) throw error;
+    const text = error instanceof Error ? error.message : String(error);
+    throw new PreviewError('UNREADABLE_INPUT', `expected a drawable PDF page but rendering failed: ${text}`, {
+      cause: error,
+    });
+  } finally {
+    page.destroy();
+  }
+}
+
+interface PixmapLike {
+  getWidth(): number;
+  getHeight(): number;
+  getStride(): number;
+  getNumberOfComponents(): number;
+  getPixels(): Uint8ClampedArray;
+}
+
+function copyPixels(pixmap: PixmapLike): RawPixels {
+  const width = pixmap.getWidth();
+  const height = pixmap.getHeight();
+  const channels = pixmap.getNumberOfComponents() as RawPixels['channels'];
+  const stride = pixmap.getStride();
+  const samples = pixmap.getPixels();
+  const rowBytes = width * channels;
+  const data = Buffer.allocUnsafe(rowBytes * height);
+  if (stride === rowBytes) {
+    data.set(samples.subarray(0, rowBytes * height));
+  } else {
+    for (let row = 0; row < height; row += 1) {
+      data.set(samples.subarray(row * stride, row * stride + rowBytes), row * rowBytes);
+    }
+  }
+  return { data, width, height, channels };
+}

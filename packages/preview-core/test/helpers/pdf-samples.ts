@@ -1,0 +1,47 @@
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { loadMupdf } from '../../src/pdf/mupdf-module.js';
+
+/** A PDF of `pageCount` pages of `size` points whose page n reads "Page n". Built with pdf-lib. */
+export async function makePdf(pageCount: number, size: [number, number] = [595, 842]): Promise<Uint8Array> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let index = 1; index <= pageCount; index += 1) {
+    const page = document.addPage(size);
+    page.drawText(`Page ${index}`, { x: 10, y: size[1] - 40, size: Math.min(24, size[0] / 5), font });
+  }
+  return document.save();
+}
+
+/** `bytes` re-saved by mupdf with AES-256 encryption; without `userPassword` it opens without one. */
+export async function encryptPdf(
+  bytes: Uint8Array,
+  passwords: { userPassword?: string; ownerPassword: string },
+): Promise<Uint8Array> {
+  const mupdf = await loadMupdf();
+  const document = new mupdf.PDFDocument(bytes);
+  const user = passwords.userPassword ? `,user-password=${passwords.userPassword}` : '';
+  const buffer = document.saveToBuffer(`encrypt=aes-256,owner-password=${passwords.ownerPassword}${user}`);
+  const result = buffer.asUint8Array().slice();
+  buffer.destroy();
+  document.destroy();
+  return result;
+}
+
+/** The text of every page of a PDF, read with mupdf. */
+export async function pdfPageTexts(bytes: Uint8Array): Promise<string[]> {
+  const mupdf = await loadMupdf();
+  const document = mupdf.Document.openDocument(bytes, 'application/pdf');
+  try {
+    const texts: string[] = [];
+    for (let index = 0; index < document.countPages(); index += 1) {
+      const page = document.loadPage(index);
+      const text = page.toStructuredText('preserve-whitespace');
+      texts.push(text.asText().trim());
+      text.destroy();
+      page.destroy();
+    }
+    return texts;
+  } finally {
+    document.destroy();
+  }
+}
