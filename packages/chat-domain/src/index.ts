@@ -1,1 +1,103 @@
-export {};
+export { createDiskBlobStore, type DiskBlobStoreOptions } from './adapters/disk-blob-store.js';
+export { createEventMessageDispatcher } from './adapters/event-message-dispatcher.js';
+export { createHttpUserDirectory, type HttpUserDirectoryOptions } from './adapters/http-user-directory.js';
+export { createMemoryBlobStore, type MemoryBlobStore } from './adapters/memory-blob-store.js';
+export { createMemoryEventBus, type MemoryEventBusOptions } from './adapters/memory-event-bus.js';
+export { openRedisEventBus, type RedisEventBusOptions } from './adapters/redis-event-bus.js';
+export { type ChatService, createChatService } from './chat-service.js';
+export {
+  ChatError,
+  type ChatErrorCode,
+  type ChatErrorOptions,
+  chatErrorCodes,
+  isChatError,
+} from './errors.js';
+export type {
+  ChatEvent,
+  ChatEventPayload,
+  ChatEventType,
+  EventDelivery,
+  RoomEventPayload,
+  RoomMessagePayload,
+  SystemMessageOperation,
+} from './events.js';
+export { isUuid, oneToOneKey } from './ids.js';
+export { detectImageType } from './image-sniff.js';
+export {
+  extraFieldsSchema,
+  type ForwardMessageInput,
+  forwardMessageSchema,
+  type MemberToInsertInput,
+  maxRoomDescriptionLength,
+  maxRoomNameLength,
+  memberToInsertSchema,
+  parseInput,
+  type RoomCreationInput,
+  type RoomEditableInput,
+  type RoomExtraField,
+  roomCreationSchema,
+  roomEditableSchema,
+  roomExtraFields,
+} from './inputs.js';
+export type {
+  Actor,
+  Attachment,
+  AttachmentRecord,
+  AttachmentsPage,
+  Member,
+  MemberInserted,
+  MemberRecord,
+  PictureRecord,
+  Room,
+  RoomListing,
+  RoomRecord,
+  RoomType,
+  RoomUserSettings,
+  RoomUserSettingsRecord,
+} from './model.js';
+export { roomTypes } from './model.js';
+export type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from './ports/blob-store.js';
+export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-store.js';
+export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
+export type { EventBus, EventListener, EventSubscription } from './ports/event-bus.js';
+export type { MessageDispatcher } from './ports/message-dispatcher.js';
+export {
+  createOpenUserDirectory,
+  createStaticUserDirectory,
+  type UserDirectory,
+} from './ports/user-directory.js';
+export {
+  checkAttachmentDeletion,
+  checkMemberAddition,
+  checkMemberRemoval,
+  checkOwnerChange,
+  checkOwnerChangeTarget,
+  checkPictureUpload,
+  checkRoomDeletion,
+  initialMembers,
+  planRoomCreation,
+  planRoomUpdate,
+  type RoomCreationPlan,
+  type RoomRuleLimits,
+  requireMember,
+  requireNotOneToOne,
+  requireOwner,
+} from './room-rules.js';
+export type { AttachmentContent } from './service/attachments.js';
+export {
+  type ChatLimits,
+  type ChatServiceOptions,
+  chatLimitsSchema,
+  chatServiceOptionsSchema,
+  type ResolvedChatServiceOptions,
+} from './service/options.js';
+export type { RoomPicture } from './service/pictures.js';
+export {
+  type AttachmentUpload,
+  attachmentUploadSchema,
+  type FileUpload,
+  fileUploadSchema,
+} from './service/uploads.js';
+export { createMemoryChatStore } from './stores/memory-chat-store.js';
+export { openPostgresChatStore, type PostgresChatStoreOptions } from './stores/postgres-chat-store.js';
+export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';

@@ -1,0 +1,98 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { ChatError } from '../errors.js';
+import type { EventDelivery } from '../events.js';
+import type { EventBus, EventListener, EventSubscription } from '../ports/event-bus.js';
+import { ListenerRegistry } from './memory-event-bus.js';
+
+/** Options of {@link openRedisEventBus}. */
+export interface RedisEventBusOptions {
+  /** Redis URL, e.g. `redis://127.0.0.1:6379`. */
+  url: string;
+  /** Prefix of the per-user channels, so several deployments can share one Redis. @default 'collab-suite:chat:' */
+  channelPrefix?: string;
+  /** Called when a listener throws or a message cannot be read. @default ignores the error */
+  onError?: (error: unknown) => void;
+  /** Extra ioredis options (timeouts, TLS...). */
+  redisOptions?: RedisOptions;
+}
+
+/**
+ * An {@link EventBus} over Redis pub/sub: one channel per user, so each server instance receives
+ * only the events of the users connected to it. Two connections: one publishes, one subscribes.
+ * Resolves once both are connected.
+ */
+export async function openRedisEventBus(options: RedisEventBusOptions): Promise<EventBus> {
+  const prefix = options.channelPrefix ?? 'collab-suite:chat:';
+  const onError = options.onError ?? (() => {});
+  const connectionOptions: RedisOptions = {
+    lazyConnect: true,
+    maxRetriesPerRequest: 2,
+    ...options.redisOptions,
+  };
+  const publisher = new Redis(options.url, connectionOptions);
+  const subscriber = new Redis(options.url, connectionOptions);
+  publisher.on('error', onError);
+  subscriber.on('error', onError);
+  try {
+    await Promise.all([publisher.connect(), subscriber.connect()]);
+  } catch (error) {
+    publisher.disconnect();
+    subscriber.disconnect();
+    throw new ChatError(
+      'dependency_failed',
+      `expected Redis at ${options.url} to accept connections but it did not`,
+      {
+        cause: error,
+      },
+    );
+  }
+  const registry = new ListenerRegistry();
+  const subscribed = new Map<string, Promise<unknown>>();
+  const channelOf = (userId: string) => `${prefix}user:${userId}`;
+
+  subscriber.on('message', (_channel: string, message: string) => {
+    try {
+      registry.deliver(JSON.parse(message) as EventDelivery, onError);
+    } catch (error) {
+      onError(error);
+    }
+  });
+
+  let closed = false;
+  return {
+    async publish(deliveries) {
+      if (deliveries.length === 0) return;
+      const pipeline = publisher.pipeline();
+      for (const delivery of deliveries)
+        pipeline.publish(channelOf(delivery.userId), JSON.stringify(delivery));
+      const results = (await pipeline.exec()) ?? [];
+      const failure = results.find(([error]) => error !== null)?.[0];
+      if (failure) {
+        throw new ChatError('dependency_failed', 'expected Redis to accept the events but it refused', {
+          cause: failure,
+        });
+      }
+    },
+    async subscribe(userId: string, listener: EventListener): Promise<EventSubscription> {
+      if (registry.add(userId, listener)) subscribed.set(userId, subscriber.subscribe(channelOf(userId)));
+      await subscribed.get(userId);
+      let active = true;
+      return {
+        async unsubscribe() {
+          if (!active) return;
+          active = false;
+          if (registry.remove(userId, listener)) {
+            subscribed.delete(userId);
+            if (!closed) await subscriber.unsubscribe(channelOf(userId));
+          }
+        },
+      };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      registry.clear();
+      await Promise.allSettled([publisher.quit(), subscriber.quit()]);
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { ChatError } from './errors.js';
+import { isUuid } from './ids.js';
+import { roomTypes } from './model.js';
+
+/** Longest room name, as in the original's API definition. */
+export const maxRoomNameLength = 128;
+/** Longest room description, as in the original's API definition. */
+export const maxRoomDescriptionLength = 256;
+
+const uuid = z
+  .string()
+  .refine(isUuid, { message: 'expected a UUID' })
+  .transform((value) => value.toLowerCase());
+
+const caseInsensitiveEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(values));
+
+/** Body of `createRoom` (RoomCreationFields). A missing `membersIds` is an empty list. */
+export const roomCreationSchema = z.object({
+  type: caseInsensitiveEnum(roomTypes),
+  name: z.string().min(1).max(maxRoomNameLength).optional(),
+  description: z.string().max(maxRoomDescriptionLength).optional(),
+  membersIds: z.array(uuid).default([]),
+});
+/** Parsed {@link roomCreationSchema}. */
+export type RoomCreationInput = z.output<typeof roomCreationSchema>;
+
+/** Body of `updateRoom` (RoomEditableFields). */
+export const roomEditableSchema = z.object({
+  name: z.string().min(1).max(maxRoomNameLength).optional(),
+  description: z.string().max(maxRoomDescriptionLength).optional(),
+});
+/** Parsed {@link roomEditableSchema}. */
+export type RoomEditableInput = z.output<typeof roomEditableSchema>;
+
+/** Body of `addMember` (MemberToInsert); all three fields are required. */
+export const memberToInsertSchema = z.object({
+  userId: uuid,
+  owner: z.boolean(),
+  historyCleared: z.boolean(),
+});
+/** Parsed {@link memberToInsertSchema}. */
+export type MemberToInsertInput = z.output<typeof memberToInsertSchema>;
+
+/** One item of `forwardMessages` (ForwardMessagesList). */
+export const forwardMessageSchema = z.object({
+  originalMessage: z.string().min(1),
+  originalMessageSentAt: z.iso.datetime({ offset: true }).optional(),
+  description: z.string().optional(),
+});
+/** Parsed {@link forwardMessageSchema}. */
+export type ForwardMessageInput = z.output<typeof forwardMessageSchema>;
+
+/** Values of `extraFields` for listing rooms. */
+export const roomExtraFields = ['members', 'settings'] as const;
+/** One of {@link roomExtraFields}. */
+export type RoomExtraField = (typeof roomExtraFields)[number];
+
+/** `extraFields` as a list; each value may itself be comma-joined (`members,settings`). */
+export const extraFieldsSchema = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((value) =>
+    (value === undefined ? [] : Array.isArray(value) ? value : [value])
+      .flatMap((entry) => entry.split(','))
+      .map((entry) => entry.trim().toLowerCase())
+      .filter((entry) => entry !== ''),
+  )
+  .pipe(z.array(z.enum(roomExtraFields)));
+
+/** Describes what came, for messages of the form "expected X but received Y". */
+export function describeReceived(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
+  const path = issue.path.map(String).join('.');
+  let received: unknown = input;
+  for (const key of issue.path) {
+    received =
+      received !== null && typeof received === 'object'
+        ? (received as Record<PropertyKey, unknown>)[key]
+        : undefined;
+  }
+  const expected = issue.message.replace(/^Invalid input: /, '').replace(/, received .*$/, '');
+  return `${path === '' ? 'value' : `\`${path}\``}: ${expected} but received ${describeReceived(received)}`;
+}
+
+/**
+ * Parses `value` with `schema`.
+ * @throws ChatError `invalid_input` whose message names the field, what was expected and what came
+ */
+export function parseInput<Schema extends z.ZodType>(
+  schema: Schema,
+  value: unknown,
+  what: string,
+): z.output<Schema> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const messages = result.error.issues.slice(0, 5).map((issue) => formatIssue(issue, value));
+  throw new ChatError('invalid_input', `invalid ${what}: ${messages.join('; ')}`, {
+    details: {
+      issues: result.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
+    },
+  });
+}

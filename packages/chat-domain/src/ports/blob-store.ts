@@ -1,0 +1,34 @@
+import type { Readable } from 'node:stream';
+
+/** Bytes to store: a whole buffer or a stream of chunks. */
+export type BlobSource = Uint8Array | AsyncIterable<Uint8Array>;
+
+/** A stored blob opened for reading. */
+export interface StoredBlob {
+  size: number;
+  content: Readable;
+}
+
+/** Options of {@link BlobStore.put}. */
+export interface BlobPutOptions {
+  /** Refuse the blob once more than this many bytes arrive; nothing is kept then. */
+  maxBytes?: number;
+}
+
+/**
+ * Bytes of attachments and pictures under string keys made of `[a-z0-9/_-]`. Writes are atomic:
+ * a key is either absent or holds the complete bytes.
+ */
+export interface BlobStore {
+  /**
+   * Stores the bytes under `key`, replacing any previous bytes; returns the stored size.
+   * @throws ChatError `payload_too_large` past `maxBytes` (nothing is stored)
+   */
+  put(key: string, source: BlobSource, options?: BlobPutOptions): Promise<{ size: number }>;
+  /** Opens the bytes under `key`; undefined when absent. */
+  get(key: string): Promise<StoredBlob | undefined>;
+  /** Copies the bytes of `sourceKey` to `targetKey`; false when the source is absent. */
+  copy(sourceKey: string, targetKey: string): Promise<boolean>;
+  /** Deletes the bytes under `key`; deleting an absent key succeeds. */
+  delete(key: string): Promise<void>;
+}

@@ -1,0 +1,92 @@
+import type {
+  AttachmentRecord,
+  MemberRecord,
+  PictureRecord,
+  RoomListing,
+  RoomRecord,
+  RoomUserSettingsRecord,
+} from '../model.js';
+
+/** Position after which {@link ChatStore.listAttachments} continues (newest first). */
+export interface AttachmentCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** Changes of {@link ChatStore.updateRoom}; absent fields are kept. */
+export interface RoomChanges {
+  name?: string;
+  description?: string;
+  updatedAt: Date;
+}
+
+/**
+ * Persistence of rooms, members, per-user settings and file metadata. Each method is atomic.
+ * Whenever metadata that points at a blob is removed (room deleted, picture replaced or deleted,
+ * attachment deleted) the store queues the blob key in the same transaction; the service deletes
+ * the bytes afterwards and then forgets the key, so a crash in between only delays the cleanup.
+ * Writes that refer to a room that no longer exists throw `room_not_found`.
+ */
+export interface ChatStore {
+  /**
+   * Inserts a room and its members.
+   * @throws ChatError `one_to_one_exists` when `oneToOneKey` is already used by another room.
+   */
+  insertRoom(room: RoomRecord, members: readonly MemberRecord[], oneToOneKey?: string): Promise<void>;
+  getRoom(roomId: string): Promise<RoomRecord | undefined>;
+  /** The one_to_one room inserted with this key, if any. */
+  findOneToOneRoom(oneToOneKey: string): Promise<RoomRecord | undefined>;
+  /** Rooms where `userId` is a member, oldest first, with members and/or the user's settings. */
+  listRoomsOfUser(userId: string, include: { members: boolean; settings: boolean }): Promise<RoomListing[]>;
+  /** Applies the changes; returns the updated room or undefined when it does not exist. */
+  updateRoom(roomId: string, changes: RoomChanges): Promise<RoomRecord | undefined>;
+  /** Deletes the room with its members, settings, picture and attachment metadata; false if absent. */
+  deleteRoom(roomId: string): Promise<boolean>;
+
+  getMember(roomId: string, userId: string): Promise<MemberRecord | undefined>;
+  /** Members in the order they joined. */
+  listMembers(roomId: string): Promise<MemberRecord[]>;
+  /**
+   * Adds a member, with settings when `settings` is given.
+   * @throws ChatError `already_member`, `room_not_found`
+   */
+  insertMember(roomId: string, member: MemberRecord, settings?: RoomUserSettingsRecord): Promise<void>;
+  /** Removes a member and the member's settings; false if the user was not a member. */
+  deleteMember(roomId: string, userId: string): Promise<boolean>;
+  /** Sets the owner flag; returns false if the user is not a member. */
+  setOwner(roomId: string, userId: string, owner: boolean): Promise<boolean>;
+
+  getSettings(roomId: string, userId: string): Promise<RoomUserSettingsRecord | undefined>;
+  /** Sets `muted`, creating the settings row if needed; returns whether the value changed. */
+  setMuted(roomId: string, userId: string, muted: boolean): Promise<boolean>;
+  /** Sets `clearedAt`, creating the settings row if needed. @throws ChatError `room_not_found` */
+  setClearedAt(roomId: string, userId: string, clearedAt: Date): Promise<void>;
+
+  getPicture(roomId: string): Promise<PictureRecord | undefined>;
+  /**
+   * Sets the room's picture and its `pictureUpdatedAt` and `updatedAt`; queues the replaced blob.
+   * @throws ChatError `room_not_found`
+   */
+  setPicture(picture: PictureRecord): Promise<void>;
+  /** Removes the picture, clears `pictureUpdatedAt`, sets `updatedAt`; false if there was none. */
+  deletePicture(roomId: string, updatedAt: Date): Promise<boolean>;
+
+  /** @throws ChatError `room_not_found` */
+  insertAttachment(attachment: AttachmentRecord): Promise<void>;
+  getAttachment(attachmentId: string): Promise<AttachmentRecord | undefined>;
+  /** Newest first (createdAt, then id, descending), strictly after `after` when given. */
+  listAttachments(
+    roomId: string,
+    page: { limit: number; after?: AttachmentCursor },
+  ): Promise<AttachmentRecord[]>;
+  /** Removes the metadata and queues its blob; false if absent. */
+  deleteAttachment(attachmentId: string): Promise<boolean>;
+
+  /** Blob keys whose metadata is gone but whose bytes may still exist, oldest first. */
+  listPendingBlobDeletions(limit: number): Promise<string[]>;
+  /** Forgets blob keys once their bytes are deleted. */
+  forgetPendingBlobDeletions(blobKeys: readonly string[]): Promise<void>;
+
+  /** Releases connections; idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { ChatError } from '../errors.js';
+import { forwardMessageSchema, parseInput } from '../inputs.js';
+import type { Actor, AttachmentRecord } from '../model.js';
+import type { ServiceContext } from './context.js';
+import { inspectOriginalMessage } from './original-message.js';
+
+interface PlannedForward {
+  originalMessage: string;
+  originalMessageSentAt?: string;
+  description?: string;
+  count: number;
+  source?: AttachmentRecord;
+}
+
+/** Forwarding messages, with copies of their attachments, into a room. */
+export function createForwardOperations(
+  context: ServiceContext,
+  attachmentAsMember: (actor: Actor, attachmentId: string) => Promise<{ attachment: AttachmentRecord }>,
+) {
+  const { store, blobs, clock, limits } = context;
+  const bodySchema = z
+    .array(
+      forwardMessageSchema.extend({
+        originalMessage: z.string().min(1).max(limits.maxOriginalMessageLength),
+      }),
+    )
+    .min(1)
+    .max(limits.maxForwardedMessages);
+
+  async function copyAttachment(
+    actor: Actor,
+    roomId: string,
+    source: AttachmentRecord,
+  ): Promise<AttachmentRecord> {
+    const id = context.createId();
+    const copy: AttachmentRecord = {
+      ...source,
+      id,
+      roomId,
+      userId: actor.userId,
+      blobKey: `attachments/${id}`,
+      createdAt: clock.now(),
+    };
+    if (!(await blobs.copy(source.blobKey, copy.blobKey))) {
+      throw new ChatError(
+        'blob_missing',
+        `expected the bytes of attachment ${source.id} but the blob store has none`,
+      );
+    }
+    try {
+      await store.insertAttachment(copy);
+    } catch (error) {
+      await blobs
+        .delete(copy.blobKey)
+        .catch((cleanupError) => context.onBackgroundError(cleanupError, `deleting ${copy.blobKey}`));
+      throw error;
+    }
+    return copy;
+  }
+
+  /**
+   * Checks every item (XML, attachment existence, the caller's membership of its room) before
+   * anything is copied or sent, then copies and delivers them in order.
+   */
+  async function forwardMessages(actor: Actor, roomId: string, body: unknown): Promise<void> {
+    const items = parseInput(bodySchema, body, 'forward');
+    const { room } = await context.roomAsMember(actor, roomId);
+    const planned: PlannedForward[] = [];
+    for (const item of items) {
+      const facts = inspectOriginalMessage(item.originalMessage);
+      const source = facts.attachmentId
+        ? (await attachmentAsMember(actor, facts.attachmentId)).attachment
+        : undefined;
+      planned.push({ ...item, count: facts.forwardCount + 1, ...(source ? { source } : {}) });
+    }
+    const memberIds = (await store.listMembers(room.id)).map((member) => member.userId);
+    for (const { source, ...item } of planned) {
+      const copy = source ? await copyAttachment(actor, room.id, source) : undefined;
+      const attachment = copy && { id: copy.id, name: copy.name, mimeType: copy.mimeType, size: copy.size };
+      await context.dispatch(
+        {
+          type: 'ROOM_MESSAGE_FORWARDED',
+          roomId: room.id,
+          senderId: actor.userId,
+          ...item,
+          ...(attachment ? { attachment } : {}),
+        },
+        memberIds,
+        true,
+      );
+    }
+  }
+
+  return { forwardMessages };
+}

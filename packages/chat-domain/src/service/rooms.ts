@@ -1,0 +1,137 @@
+import { ChatError } from '../errors.js';
+import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
+import type { Actor, Room, RoomRecord } from '../model.js';
+import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
+import type { ServiceContext } from './context.js';
+import { roomView } from './views.js';
+
+async function requireUsersExist(
+  context: ServiceContext,
+  actor: Actor,
+  userIds: readonly string[],
+): Promise<void> {
+  const answers = await Promise.all(userIds.map((userId) => context.users.userExists(userId, actor)));
+  const missing = userIds.filter((_, index) => !answers[index]);
+  if (missing.length > 0) {
+    throw new ChatError('user_not_found', `expected existing users but ${missing.join(', ')} is not a user`, {
+      details: { userIds: missing },
+    });
+  }
+}
+
+/** Room operations: list, create, get, update, delete. */
+export function createRoomOperations(context: ServiceContext) {
+  const { store, clock, limits } = context;
+
+  async function createRoom(actor: Actor, body: unknown): Promise<Room> {
+    const input = parseInput(roomCreationSchema, body, 'room');
+    const plan = planRoomCreation(input, actor.userId, limits);
+    if (plan.oneToOneKey !== undefined && (await store.findOneToOneRoom(plan.oneToOneKey))) {
+      throw new ChatError(
+        'one_to_one_exists',
+        'expected no one_to_one room between these users but one exists',
+      );
+    }
+    await requireUsersExist(context, actor, plan.inviteeIds);
+    const now = clock.now();
+    const room: RoomRecord = {
+      id: context.createId(),
+      type: plan.type,
+      name: plan.name,
+      description: plan.description,
+      meetingId: null,
+      createdAt: now,
+      updatedAt: now,
+      pictureUpdatedAt: null,
+    };
+    const members = initialMembers(plan, actor.userId, now);
+    await store.insertRoom(room, members, plan.oneToOneKey);
+    const memberIds = members.map((member) => member.userId);
+    await context.notify(memberIds, { type: 'ROOM_CREATED', roomId: room.id });
+    for (const userId of plan.inviteeIds) {
+      await context.dispatch(
+        {
+          type: 'ROOM_SYSTEM_MESSAGE',
+          roomId: room.id,
+          senderId: actor.userId,
+          operation: 'memberAdded',
+          fields: { userId },
+        },
+        memberIds,
+      );
+    }
+    return roomView(room, members, null);
+  }
+
+  async function listRooms(actor: Actor, extraFields: unknown): Promise<Room[]> {
+    const fields = parseInput(extraFieldsSchema, extraFields, 'extraFields');
+    const include = { members: fields.includes('members'), settings: fields.includes('settings') };
+    const listings = await store.listRoomsOfUser(actor.userId, include);
+    return listings.map((listing) => roomView(listing.room, listing.members, listing.settings));
+  }
+
+  async function getRoom(actor: Actor, roomId: string): Promise<Room> {
+    const { room } = await context.roomAsMember(actor, roomId);
+    const [members, settings] = await Promise.all([
+      store.listMembers(room.id),
+      store.getSettings(room.id, actor.userId),
+    ]);
+    return roomView(room, members, settings ?? null);
+  }
+
+  async function updateRoom(actor: Actor, roomId: string, body: unknown): Promise<Room> {
+    const input = parseInput(roomEditableSchema, body, 'room changes');
+    const { room, caller } = await context.roomAsMember(actor, roomId);
+    const changes = planRoomUpdate(room, caller, input);
+    let updated = room;
+    if (changes.name !== undefined || changes.description !== undefined) {
+      updated = (await store.updateRoom(room.id, { ...changes, updatedAt: clock.now() })) ?? room;
+      const members = await store.listMembers(room.id);
+      const memberIds = members.map((member) => member.userId);
+      await context.notify(memberIds, {
+        type: 'ROOM_UPDATED',
+        roomId: room.id,
+        name: updated.name,
+        description: updated.description,
+      });
+      const operations = [
+        ['roomNameChanged', changes.name],
+        ['roomDescriptionChanged', changes.description],
+      ] as const;
+      for (const [operation, value] of operations) {
+        if (value === undefined) continue;
+        await context.dispatch(
+          {
+            type: 'ROOM_SYSTEM_MESSAGE',
+            roomId: room.id,
+            senderId: actor.userId,
+            operation,
+            fields: { value },
+          },
+          memberIds,
+        );
+      }
+    }
+    return getRoom(actor, updated.id);
+  }
+
+  async function deleteRoom(actor: Actor, roomId: string): Promise<void> {
+    const { room, caller } = await context.roomAsMember(actor, roomId);
+    checkRoomDeletion(room, caller);
+    await context.locks.run(room.id, () => removeRoom(room.id));
+  }
+
+  /**
+   * Deletes a room and everything in it, then tells its members and `formerMemberIds`.
+   * Call under the room's lock.
+   */
+  async function removeRoom(id: string, formerMemberIds: readonly string[] = []): Promise<void> {
+    const members = await store.listMembers(id);
+    if (!(await store.deleteRoom(id))) return;
+    await context.purgeBlobs();
+    const recipients = new Set([...members.map((member) => member.userId), ...formerMemberIds]);
+    await context.notify([...recipients], { type: 'ROOM_DELETED', roomId: id });
+  }
+
+  return { createRoom, listRooms, getRoom, updateRoom, deleteRoom, removeRoom };
+}

@@ -1,0 +1,22 @@
+import type { AttachmentRecord, RoomRecord } from '../model.js';
+import type { AttachmentCursor } from '../ports/chat-store.js';
+
+/** Rooms by creation, then id. */
+export function compareRoomsOldestFirst(left: RoomRecord, right: RoomRecord): number {
+  const byDate = left.createdAt.getTime() - right.createdAt.getTime();
+  return byDate !== 0 ? byDate : left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
+}
+
+/** Attachments newest first: createdAt descending, then id descending. */
+export function compareAttachmentsNewestFirst(left: AttachmentRecord, right: AttachmentRecord): number {
+  const byDate = right.createdAt.getTime() - left.createdAt.getTime();
+  return byDate !== 0 ? byDate : left.id < right.id ? 1 : left.id > right.id ? -1 : 0;
+}
+
+/** Whether `attachment` comes strictly after `cursor` in newest-first order. */
+export function isAfterCursor(attachment: AttachmentRecord, cursor: AttachmentCursor | undefined): boolean {
+  if (cursor === undefined) return true;
+  const time = attachment.createdAt.getTime();
+  const cursorTime = cursor.createdAt.getTime();
+  return time < cursorTime || (time === cursorTime && attachment.id < cursor.id);
+}

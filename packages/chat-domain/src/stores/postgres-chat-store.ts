@@ -1,0 +1,285 @@
+import type { Pool, PoolClient } from 'pg';
+import pg from 'pg';
+import { ChatError } from '../errors.js';
+import type { MemberRecord, RoomListing } from '../model.js';
+import type { ChatStore } from '../ports/chat-store.js';
+import { createPostgresFileQueries, queueBlobsSql } from './postgres-file-queries.js';
+import { migratePostgres } from './postgres-schema.js';
+import {
+  type MemberRow,
+  memberFromRow,
+  type RoomRow,
+  roomFromRow,
+  type SettingsRow,
+  settingsFromRow,
+} from './sql-rows.js';
+
+/** Options of {@link openPostgresChatStore}: a connection string, or a pool the caller owns. */
+export type PostgresChatStoreOptions =
+  | {
+      connectionString: string;
+      /** Most connections the store opens. @default 10 */
+      maxConnections?: number;
+    }
+  | { pool: Pool };
+
+const roomColumns =
+  'r.id, r.type, r.name, r.description, r.meeting_id, r.picture_updated_at, r.created_at, r.updated_at';
+
+function translatePostgresError(error: unknown, roomId: string, userId?: string): never {
+  const code = (error as { code?: string }).code;
+  if (code === '23503') {
+    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
+      cause: error,
+    });
+  }
+  if (code === '23505' && userId !== undefined) {
+    throw new ChatError('already_member', `expected a new member but ${userId} is already one`, {
+      cause: error,
+    });
+  }
+  if (code === '23505') {
+    throw new ChatError(
+      'one_to_one_exists',
+      'expected no one_to_one room between these users but one exists',
+      {
+        cause: error,
+      },
+    );
+  }
+  throw error;
+}
+
+/**
+ * Opens a {@link ChatStore} on PostgreSQL (pg) and applies pending schema migrations. Ids must be
+ * UUIDs. A store opened with a connection string closes its pool on `close()`.
+ */
+export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<ChatStore> {
+  const ownsPool = !('pool' in options);
+  const pool: Pool =
+    'pool' in options
+      ? options.pool
+      : new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
+  const migrationClient = await pool.connect();
+  try {
+    await migratePostgres(migrationClient);
+  } finally {
+    migrationClient.release();
+  }
+
+  const transaction = async <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+  };
+  const rows = async <T>(text: string, values: unknown[]): Promise<T[]> =>
+    (await pool.query({ text, values })).rows as T[];
+  const getRoomRow = async (roomId: string) =>
+    (await rows<RoomRow>(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = $1`, [roomId]))[0];
+  const insertMemberRow = (client: PoolClient, roomId: string, member: MemberRecord) =>
+    client.query(
+      'INSERT INTO chat_room_members (room_id, user_id, owner, joined_at) VALUES ($1, $2, $3, $4)',
+      [roomId, member.userId, member.owner, member.joinedAt],
+    );
+  const upsertSettings = (
+    client: PoolClient | Pool,
+    roomId: string,
+    userId: string,
+    change: { muted?: boolean; clearedAt?: Date },
+  ) =>
+    client.query(
+      `INSERT INTO chat_room_user_settings (room_id, user_id, muted, cleared_at) VALUES ($1, $2, COALESCE($3, false), $4)
+       ON CONFLICT (room_id, user_id) DO UPDATE SET muted = COALESCE($3, chat_room_user_settings.muted),
+         cleared_at = COALESCE($4, chat_room_user_settings.cleared_at)`,
+      [roomId, userId, change.muted ?? null, change.clearedAt ?? null],
+    );
+
+  const files = createPostgresFileQueries({ pool, rows, transaction, translate: translatePostgresError });
+  let closed = false;
+  return {
+    ...files,
+    async insertRoom(room, members, oneToOneKey) {
+      try {
+        await transaction(async (client) => {
+          await client.query(
+            `INSERT INTO chat_rooms (id, type, name, description, one_to_one_key, meeting_id, picture_updated_at, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [
+              room.id,
+              room.type,
+              room.name,
+              room.description,
+              oneToOneKey ?? null,
+              room.meetingId,
+              room.pictureUpdatedAt,
+              room.createdAt,
+              room.updatedAt,
+            ],
+          );
+          for (const member of members) await insertMemberRow(client, room.id, member);
+        });
+      } catch (error) {
+        translatePostgresError(error, room.id);
+      }
+    },
+    async getRoom(roomId) {
+      const row = await getRoomRow(roomId);
+      return row && roomFromRow(row);
+    },
+    async findOneToOneRoom(key) {
+      const [row] = await rows<RoomRow>(
+        `SELECT ${roomColumns} FROM chat_rooms r WHERE r.one_to_one_key = $1`,
+        [key],
+      );
+      return row && roomFromRow(row);
+    },
+    async listRoomsOfUser(userId, include) {
+      const roomRows = await rows<
+        RoomRow & { s_muted: boolean | null; s_cleared_at: Date | null; s_user_id: string | null }
+      >(
+        `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
+         FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
+         LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
+         WHERE m.user_id = $1 ORDER BY r.created_at, r.id`,
+        [userId],
+      );
+      const membersByRoom = new Map<string, MemberRecord[]>();
+      if (include.members && roomRows.length > 0) {
+        const memberRows = await rows<MemberRow & { room_id: string }>(
+          `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
+           WHERE room_id = ANY($1::uuid[]) ORDER BY room_id, joined_at, user_id`,
+          [roomRows.map((row) => row.id)],
+        );
+        for (const row of memberRows) {
+          const list = membersByRoom.get(row.room_id) ?? [];
+          list.push(memberFromRow(row));
+          membersByRoom.set(row.room_id, list);
+        }
+      }
+      return roomRows.map((row) => {
+        const listing: RoomListing = { room: roomFromRow(row) };
+        if (include.members) listing.members = membersByRoom.get(row.id) ?? [];
+        if (include.settings) {
+          listing.settings =
+            row.s_user_id === null
+              ? null
+              : settingsFromRow({ muted: row.s_muted ?? false, cleared_at: row.s_cleared_at });
+        }
+        return listing;
+      });
+    },
+    async updateRoom(roomId, changes) {
+      const [row] = await rows<RoomRow>(
+        `UPDATE chat_rooms r SET name = COALESCE($2, r.name), description = COALESCE($3, r.description), updated_at = $4
+         WHERE r.id = $1 RETURNING ${roomColumns}`,
+        [roomId, changes.name ?? null, changes.description ?? null, changes.updatedAt],
+      );
+      return row && roomFromRow(row);
+    },
+    async deleteRoom(roomId) {
+      return transaction(async (client) => {
+        const blobs = await client.query<{ blob_key: string }>(
+          'SELECT blob_key FROM chat_attachments WHERE room_id = $1 UNION SELECT blob_key FROM chat_room_pictures WHERE room_id = $1',
+          [roomId],
+        );
+        await client.query(queueBlobsSql, [blobs.rows.map((row) => row.blob_key)]);
+        const deleted = await client.query('DELETE FROM chat_rooms WHERE id = $1', [roomId]);
+        return (deleted.rowCount ?? 0) > 0;
+      });
+    },
+    async getMember(roomId, userId) {
+      const [row] = await rows<MemberRow>(
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 AND user_id = $2',
+        [roomId, userId],
+      );
+      return row && memberFromRow(row);
+    },
+    async listMembers(roomId) {
+      const memberRows = await rows<MemberRow>(
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 ORDER BY joined_at, user_id',
+        [roomId],
+      );
+      return memberRows.map(memberFromRow);
+    },
+    async insertMember(roomId, member, settings) {
+      try {
+        await transaction(async (client) => {
+          await insertMemberRow(client, roomId, member);
+          if (settings) {
+            await upsertSettings(client, roomId, member.userId, {
+              muted: settings.muted,
+              ...(settings.clearedAt ? { clearedAt: settings.clearedAt } : {}),
+            });
+          }
+        });
+      } catch (error) {
+        translatePostgresError(error, roomId, member.userId);
+      }
+    },
+    async deleteMember(roomId, userId) {
+      return transaction(async (client) => {
+        await client.query('DELETE FROM chat_room_user_settings WHERE room_id = $1 AND user_id = $2', [
+          roomId,
+          userId,
+        ]);
+        const result = await client.query(
+          'DELETE FROM chat_room_members WHERE room_id = $1 AND user_id = $2',
+          [roomId, userId],
+        );
+        return (result.rowCount ?? 0) > 0;
+      });
+    },
+    async setOwner(roomId, userId, owner) {
+      const result = await pool.query(
+        'UPDATE chat_room_members SET owner = $3 WHERE room_id = $1 AND user_id = $2',
+        [roomId, userId, owner],
+      );
+      return (result.rowCount ?? 0) > 0;
+    },
+    async getSettings(roomId, userId) {
+      const [row] = await rows<SettingsRow>(
+        'SELECT muted, cleared_at FROM chat_room_user_settings WHERE room_id = $1 AND user_id = $2',
+        [roomId, userId],
+      );
+      return row && settingsFromRow(row);
+    },
+    async setMuted(roomId, userId, muted) {
+      try {
+        const result = await pool.query(
+          `INSERT INTO chat_room_user_settings (room_id, user_id, muted) SELECT $1, $2, $3 WHERE $3
+           ON CONFLICT (room_id, user_id) DO UPDATE SET muted = $3 WHERE chat_room_user_settings.muted <> $3`,
+          [roomId, userId, muted],
+        );
+        if (muted) return (result.rowCount ?? 0) > 0;
+        const unmuted = await pool.query(
+          'UPDATE chat_room_user_settings SET muted = false WHERE room_id = $1 AND user_id = $2 AND muted',
+          [roomId, userId],
+        );
+        return (unmuted.rowCount ?? 0) > 0;
+      } catch (error) {
+        translatePostgresError(error, roomId);
+      }
+    },
+    async setClearedAt(roomId, userId, clearedAt) {
+      try {
+        await upsertSettings(pool, roomId, userId, { clearedAt });
+      } catch (error) {
+        translatePostgresError(error, roomId);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ownsPool) await pool.end();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { PoolClient } from 'pg';
+
+/** PostgreSQL schema versions, applied in order; never edit a released one, append a new one. */
+const migrations: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE chat_rooms (
+  id uuid PRIMARY KEY,
+  type text NOT NULL CHECK (type IN ('group', 'one_to_one', 'temporary')),
+  name text NOT NULL,
+  description text NOT NULL,
+  one_to_one_key text UNIQUE,
+  meeting_id uuid,
+  picture_updated_at timestamptz,
+  created_at timestamptz NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE TABLE chat_room_members (
+  room_id uuid NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id uuid NOT NULL,
+  owner boolean NOT NULL,
+  joined_at timestamptz NOT NULL,
+  PRIMARY KEY (room_id, user_id)
+);
+CREATE INDEX chat_room_members_by_user ON chat_room_members (user_id, room_id);
+CREATE TABLE chat_room_user_settings (
+  room_id uuid NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id uuid NOT NULL,
+  muted boolean NOT NULL DEFAULT false,
+  cleared_at timestamptz,
+  PRIMARY KEY (room_id, user_id)
+);
+CREATE TABLE chat_room_pictures (
+  room_id uuid PRIMARY KEY REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  blob_key text NOT NULL,
+  name text NOT NULL,
+  mime_type text NOT NULL,
+  size bigint NOT NULL,
+  user_id uuid NOT NULL,
+  updated_at timestamptz NOT NULL
+);
+CREATE TABLE chat_attachments (
+  id uuid PRIMARY KEY,
+  room_id uuid NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id uuid NOT NULL,
+  name text NOT NULL,
+  mime_type text NOT NULL,
+  size bigint NOT NULL,
+  area text,
+  blob_key text NOT NULL,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX chat_attachments_by_room ON chat_attachments (room_id, created_at DESC, id DESC);
+CREATE TABLE chat_pending_blob_deletions (
+  blob_key text PRIMARY KEY,
+  queued_at timestamptz NOT NULL DEFAULT now()
+);`,
+  },
+];
+
+/**
+ * Applies the migrations the database has not seen yet, in one transaction guarded by an advisory
+ * lock so that server instances starting together migrate once.
+ */
+export async function migratePostgres(client: PoolClient): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('collab_suite_chat_schema'))");
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS chat_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
+    const result = await client.query<{ version: number }>('SELECT version FROM chat_schema_migrations');
+    const applied = new Set(result.rows.map((row) => row.version));
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO chat_schema_migrations (version) VALUES ($1)', [migration.version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+}

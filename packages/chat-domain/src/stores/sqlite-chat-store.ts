@@ -1,0 +1,289 @@
+import type { Database, Statement } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
+import { ChatError } from '../errors.js';
+import type { MemberRecord, RoomListing, RoomRecord } from '../model.js';
+import type { ChatStore } from '../ports/chat-store.js';
+import {
+  type MemberRow,
+  memberFromRow,
+  type RoomRow,
+  roomFromRow,
+  type SettingsRow,
+  settingsFromRow,
+} from './sql-rows.js';
+import { createSqliteFileQueries } from './sqlite-file-queries.js';
+import { migrateSqlite } from './sqlite-schema.js';
+
+/** Options of {@link createSqliteChatStore}. */
+export interface SqliteChatStoreOptions {
+  /** Database file, or `:memory:`; its folder must exist. */
+  filename: string;
+}
+
+const roomColumns =
+  'r.id, r.type, r.name, r.description, r.meeting_id, r.picture_updated_at, r.created_at, r.updated_at';
+
+function translateSqliteError(error: unknown, roomId: string, userId?: string): never {
+  const code = (error as { code?: string }).code;
+  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
+      cause: error,
+    });
+  }
+  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && userId !== undefined) {
+    throw new ChatError('already_member', `expected a new member but ${userId} is already one`, {
+      cause: error,
+    });
+  }
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    throw new ChatError(
+      'one_to_one_exists',
+      'expected no one_to_one room between these users but one exists',
+      {
+        cause: error,
+      },
+    );
+  }
+  throw error;
+}
+
+function groupMembers(rows: MemberRow[]): Map<string, MemberRecord[]> {
+  const byRoom = new Map<string, MemberRecord[]>();
+  for (const row of rows) {
+    const list = byRoom.get(row.room_id ?? '') ?? [];
+    list.push(memberFromRow(row));
+    byRoom.set(row.room_id ?? '', list);
+  }
+  return byRoom;
+}
+
+/**
+ * A {@link ChatStore} in a SQLite file (better-sqlite3, WAL, foreign keys on). Opening applies
+ * pending schema migrations.
+ */
+export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStore {
+  const database: Database = new BetterSqlite3(options.filename);
+  if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  migrateSqlite(database);
+
+  const statements = new Map<string, Statement>();
+  const sql = (text: string): Statement => {
+    let statement = statements.get(text);
+    if (statement === undefined) {
+      statement = database.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+  const queueBlob = (blobKey: string) =>
+    sql('INSERT OR IGNORE INTO chat_pending_blob_deletions (blob_key, queued_at) VALUES (?, ?)').run(
+      blobKey,
+      Date.now(),
+    );
+  const getRoomRow = (roomId: string) =>
+    sql(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = ?`).get(roomId) as RoomRow | undefined;
+  const insertMemberRow = (roomId: string, member: MemberRecord) =>
+    sql('INSERT INTO chat_room_members (room_id, user_id, owner, joined_at) VALUES (?, ?, ?, ?)').run(
+      roomId,
+      member.userId,
+      member.owner ? 1 : 0,
+      member.joinedAt.getTime(),
+    );
+  const upsertSettings = (roomId: string, userId: string, muted: boolean, clearedAt: Date | null) =>
+    sql(
+      `INSERT INTO chat_room_user_settings (room_id, user_id, muted, cleared_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (room_id, user_id) DO UPDATE SET muted = excluded.muted, cleared_at = excluded.cleared_at`,
+    ).run(roomId, userId, muted ? 1 : 0, clearedAt?.getTime() ?? null);
+  const getSettingsRow = (roomId: string, userId: string) =>
+    sql('SELECT muted, cleared_at FROM chat_room_user_settings WHERE room_id = ? AND user_id = ?').get(
+      roomId,
+      userId,
+    ) as SettingsRow | undefined;
+
+  const insertRoom = database.transaction(
+    (room: RoomRecord, members: readonly MemberRecord[], key: string | null) => {
+      sql(
+        `INSERT INTO chat_rooms (id, type, name, description, one_to_one_key, meeting_id, picture_updated_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        room.id,
+        room.type,
+        room.name,
+        room.description,
+        key,
+        room.meetingId,
+        room.pictureUpdatedAt?.getTime() ?? null,
+        room.createdAt.getTime(),
+        room.updatedAt.getTime(),
+      );
+      for (const member of members) insertMemberRow(room.id, member);
+    },
+  );
+  const deleteRoom = database.transaction((roomId: string) => {
+    const blobs = sql(
+      `SELECT blob_key FROM chat_attachments WHERE room_id = ? UNION SELECT blob_key FROM chat_room_pictures WHERE room_id = ?`,
+    ).all(roomId, roomId) as { blob_key: string }[];
+    for (const row of blobs) queueBlob(row.blob_key);
+    return sql('DELETE FROM chat_rooms WHERE id = ?').run(roomId).changes > 0;
+  });
+  const insertMember = database.transaction(
+    (roomId: string, member: MemberRecord, clearedAt: Date | null, muted: boolean, withSettings: boolean) => {
+      insertMemberRow(roomId, member);
+      if (withSettings) upsertSettings(roomId, member.userId, muted, clearedAt);
+    },
+  );
+  const deleteMember = database.transaction((roomId: string, userId: string) => {
+    sql('DELETE FROM chat_room_user_settings WHERE room_id = ? AND user_id = ?').run(roomId, userId);
+    return (
+      sql('DELETE FROM chat_room_members WHERE room_id = ? AND user_id = ?').run(roomId, userId).changes > 0
+    );
+  });
+  const setMuted = database.transaction((roomId: string, userId: string, muted: boolean) => {
+    const current = getSettingsRow(roomId, userId);
+    if (Boolean(current?.muted) === muted) return false;
+    upsertSettings(roomId, userId, muted, current ? settingsFromRow(current).clearedAt : null);
+    return true;
+  });
+  const setClearedAt = database.transaction((roomId: string, userId: string, clearedAt: Date) => {
+    const current = getSettingsRow(roomId, userId);
+    upsertSettings(roomId, userId, Boolean(current?.muted), clearedAt);
+  });
+  const listRoomsOfUser = (
+    userId: string,
+    include: { members: boolean; settings: boolean },
+  ): RoomListing[] => {
+    const rows = sql(
+      `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
+       FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
+       LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
+       WHERE m.user_id = ? ORDER BY r.created_at, r.id`,
+    ).all(userId) as (RoomRow & {
+      s_muted: number | null;
+      s_cleared_at: number | null;
+      s_user_id: string | null;
+    })[];
+    const membersByRoom = include.members
+      ? groupMembers(
+          sql(
+            `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
+             WHERE room_id IN (SELECT room_id FROM chat_room_members WHERE user_id = ?) ORDER BY room_id, joined_at, user_id`,
+          ).all(userId) as MemberRow[],
+        )
+      : undefined;
+    return rows.map((row) => {
+      const listing: RoomListing = { room: roomFromRow(row) };
+      if (membersByRoom) listing.members = membersByRoom.get(row.id) ?? [];
+      if (include.settings) {
+        listing.settings =
+          row.s_user_id === null
+            ? null
+            : settingsFromRow({ muted: row.s_muted ?? 0, cleared_at: row.s_cleared_at });
+      }
+      return listing;
+    });
+  };
+
+  const files = createSqliteFileQueries({ database, sql, queueBlob, translate: translateSqliteError });
+  let closed = false;
+  return {
+    ...files,
+    async insertRoom(room, members, oneToOneKey) {
+      try {
+        insertRoom(room, members, oneToOneKey ?? null);
+      } catch (error) {
+        translateSqliteError(error, room.id);
+      }
+    },
+    async getRoom(roomId) {
+      const row = getRoomRow(roomId);
+      return row && roomFromRow(row);
+    },
+    async findOneToOneRoom(key) {
+      const row = sql(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.one_to_one_key = ?`).get(key) as
+        | RoomRow
+        | undefined;
+      return row && roomFromRow(row);
+    },
+    async listRoomsOfUser(userId, include) {
+      return listRoomsOfUser(userId, include);
+    },
+    async updateRoom(roomId, changes) {
+      const current = getRoomRow(roomId);
+      if (current === undefined) return undefined;
+      sql('UPDATE chat_rooms SET name = ?, description = ?, updated_at = ? WHERE id = ?').run(
+        changes.name ?? current.name,
+        changes.description ?? current.description,
+        changes.updatedAt.getTime(),
+        roomId,
+      );
+      const row = getRoomRow(roomId);
+      return row && roomFromRow(row);
+    },
+    async deleteRoom(roomId) {
+      return deleteRoom(roomId);
+    },
+    async getMember(roomId, userId) {
+      const row = sql(
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = ? AND user_id = ?',
+      ).get(roomId, userId) as MemberRow | undefined;
+      return row && memberFromRow(row);
+    },
+    async listMembers(roomId) {
+      const rows = sql(
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = ? ORDER BY joined_at, user_id',
+      ).all(roomId) as MemberRow[];
+      return rows.map(memberFromRow);
+    },
+    async insertMember(roomId, member, settings) {
+      try {
+        insertMember(
+          roomId,
+          member,
+          settings?.clearedAt ?? null,
+          settings?.muted ?? false,
+          settings !== undefined,
+        );
+      } catch (error) {
+        translateSqliteError(error, roomId, member.userId);
+      }
+    },
+    async deleteMember(roomId, userId) {
+      return deleteMember(roomId, userId);
+    },
+    async setOwner(roomId, userId, owner) {
+      return (
+        sql('UPDATE chat_room_members SET owner = ? WHERE room_id = ? AND user_id = ?').run(
+          owner ? 1 : 0,
+          roomId,
+          userId,
+        ).changes > 0
+      );
+    },
+    async getSettings(roomId, userId) {
+      const row = getSettingsRow(roomId, userId);
+      return row && settingsFromRow(row);
+    },
+    async setMuted(roomId, userId, muted) {
+      try {
+        return setMuted(roomId, userId, muted);
+      } catch (error) {
+        translateSqliteError(error, roomId);
+      }
+    },
+    async setClearedAt(roomId, userId, clearedAt) {
+      try {
+        setClearedAt(roomId, userId, clearedAt);
+      } catch (error) {
+        translateSqliteError(error, roomId);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      database.close();
+    },
+  };
+}

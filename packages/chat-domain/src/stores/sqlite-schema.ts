@@ -1,0 +1,83 @@
+import type { Database } from 'better-sqlite3';
+
+/** SQLite schema versions, applied in order; never edit a released one, append a new one. */
+const migrations: readonly { version: number; sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE chat_rooms (
+  id TEXT PRIMARY KEY,
+  type TEXT NOT NULL CHECK (type IN ('group', 'one_to_one', 'temporary')),
+  name TEXT NOT NULL,
+  description TEXT NOT NULL,
+  one_to_one_key TEXT UNIQUE,
+  meeting_id TEXT,
+  picture_updated_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE chat_room_members (
+  room_id TEXT NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  owner INTEGER NOT NULL,
+  joined_at INTEGER NOT NULL,
+  PRIMARY KEY (room_id, user_id)
+);
+CREATE INDEX chat_room_members_by_user ON chat_room_members (user_id, room_id);
+CREATE TABLE chat_room_user_settings (
+  room_id TEXT NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  muted INTEGER NOT NULL DEFAULT 0,
+  cleared_at INTEGER,
+  PRIMARY KEY (room_id, user_id)
+);
+CREATE TABLE chat_room_pictures (
+  room_id TEXT PRIMARY KEY REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  blob_key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  mime_type TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  user_id TEXT NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE chat_attachments (
+  id TEXT PRIMARY KEY,
+  room_id TEXT NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  mime_type TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  area TEXT,
+  blob_key TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX chat_attachments_by_room ON chat_attachments (room_id, created_at DESC, id DESC);
+CREATE TABLE chat_pending_blob_deletions (
+  blob_key TEXT PRIMARY KEY,
+  queued_at INTEGER NOT NULL
+);`,
+  },
+];
+
+/** Applies the migrations `database` has not seen yet, in one transaction. */
+export function migrateSqlite(database: Database): void {
+  database.exec(
+    'CREATE TABLE IF NOT EXISTS chat_schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  );
+  const apply = database.transaction(() => {
+    const applied = new Set(
+      database
+        .prepare('SELECT version FROM chat_schema_migrations')
+        .all()
+        .map((row) => (row as { version: number }).version),
+    );
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      database.exec(migration.sql);
+      database
+        .prepare('INSERT INTO chat_schema_migrations (version, applied_at) VALUES (?, ?)')
+        .run(migration.version, Date.now());
+    }
+  });
+  apply.immediate();
+}

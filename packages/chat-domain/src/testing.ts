@@ -1,0 +1,4 @@
+export { describeBlobStoreConformance } from './testing/blob-store-conformance.js';
+export { describeChatStoreConformance } from './testing/chat-store-conformance.js';
+export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';
+export { attachmentFixture, memberFixture, roomFixture, waitUntil } from './testing/fixtures.js';

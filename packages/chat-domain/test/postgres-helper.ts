@@ -1,0 +1,39 @@
+import pg from 'pg';
+
+const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const databaseName = 'collab_test_chat';
+
+/** Creates the chat test database if missing; returns its connection string. */
+export async function chatTestDatabaseUrl(): Promise<string> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${databaseName}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${databaseName}`;
+  return url.toString();
+}
+
+/** Empties every chat table (they exist once a store has been opened). */
+export async function truncateChatTables(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(
+      `DO $$ BEGIN
+         IF to_regclass('chat_rooms') IS NOT NULL THEN
+           TRUNCATE chat_rooms, chat_room_members, chat_room_user_settings, chat_room_pictures, chat_attachments,
+             chat_pending_blob_deletions;
+         END IF;
+       END $$`,
+    );
+  } finally {
+    await client.end();
+  }
+}
