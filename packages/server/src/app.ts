@@ -13,6 +13,7 @@ import { HttpError } from './http/http-error.js';
 import { createLogger } from './logger.js';
 import { createDocsRouter } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
+import { createPreviewFeature } from './preview/preview-feature.js';
 import { serverVersion } from './version.js';
 
 /** Options of {@link createApp}. */
@@ -39,8 +40,8 @@ export type ServerApp = Express & {
 };
 
 /** The features of the reference server, in mounting order. */
-export async function defaultFeatures(_context: FeatureContext): Promise<ServerFeature[]> {
-  return [];
+export async function defaultFeatures(context: FeatureContext): Promise<ServerFeature[]> {
+  return [await createPreviewFeature(context)];
 }
 
 function defaultAuthenticator(config: ServerConfig): Authenticator {

@@ -142,3 +142,26 @@ export async function pixelAt(image: Uint8Array, x: number, y: number, page = 0)
 export function isNear(actual: Rgba, expected: Rgba, tolerance = 12): boolean {
   return actual.every((value, index) => Math.abs(value - (expected[index] ?? 0)) <= tolerance);
 }
+
+/** What a test checks about an encoded image: format, size of one frame, frames, delays, alpha. */
+export interface ImageFacts {
+  readonly format: string;
+  readonly width: number;
+  readonly height: number;
+  readonly frames: number;
+  readonly delay: readonly number[] | undefined;
+  readonly hasAlpha: boolean;
+}
+
+/** Reads {@link ImageFacts} from the header of an encoded image. */
+export async function imageFacts(image: Uint8Array): Promise<ImageFacts> {
+  const metadata = await sharp(image).metadata();
+  return {
+    format: metadata.format,
+    width: metadata.width,
+    height: metadata.pageHeight ?? metadata.height,
+    frames: metadata.pages ?? 1,
+    delay: metadata.delay,
+    hasAlpha: metadata.hasAlpha,
+  };
+}

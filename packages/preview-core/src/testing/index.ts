@@ -2,6 +2,8 @@ export {
   animatedGif,
   declaredSizePng,
   gradientJpeg,
+  type ImageFacts,
+  imageFacts,
   isNear,
   noiseJpeg,
   pixelAt,
@@ -10,6 +12,11 @@ export {
   type Rgba,
   rotatedExifJpeg,
 } from './image-fixtures.js';
+export {
+  type StorageBehaviour,
+  type StorageServiceDouble,
+  startStorageServiceDouble,
+} from './storage-service-double.js';
 export {
   describeStoredFileSourceConformance,
   type StoredFileSourceFixture,

@@ -1,12 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { normaliseStoredFileRef, type StoredFileRef } from '../../src/index.js';
+import { normaliseStoredFileRef, type StoredFileRef } from '../storage/stored-file-source.js';
 
 /** How the test storage answers one request; the default serves stored files like carbonio-storages. */
 export type StorageBehaviour = (request: IncomingMessage, response: ServerResponse) => boolean;
 
-/** A real HTTP storage service on 127.0.0.1 answering `GET /download?node=&version=&type=`. */
-export async function startStorageServer() {
+/** A running {@link startStorageServiceDouble}. */
+export type StorageServiceDouble = Awaited<ReturnType<typeof startStorageServiceDouble>>;
+
+/**
+ * A real HTTP storage service on 127.0.0.1 answering `GET /download?node=&version=&type=` and
+ * `GET /health/live` like carbonio-storages, for adapter and server tests. `behave` swaps in other
+ * answers (errors, silence, slow or huge bodies); `requests` lists every URL asked.
+ */
+export async function startStorageServiceDouble() {
   const files = new Map<string, Uint8Array>();
   const requests: string[] = [];
   let behaviour: StorageBehaviour | undefined;
@@ -14,6 +21,10 @@ export async function startStorageServer() {
     requests.push(request.url ?? '');
     if (behaviour?.(request, response)) return;
     const url = new URL(request.url ?? '/', 'http://storage');
+    if (url.pathname === '/health/live') {
+      response.writeHead(200).end();
+      return;
+    }
     const key = `${url.searchParams.get('type')}/${url.searchParams.get('node')}/${url.searchParams.get('version')}`;
     const bytes = url.pathname === '/download' ? files.get(key) : undefined;
     if (!bytes) {

@@ -1,15 +1,15 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpStoredFileSource, downloadUrl } from '../../src/index.js';
-import { startStorageServer } from './storage-server.js';
+import { type StorageServiceDouble, startStorageServiceDouble } from '../../src/testing/index.js';
 
 const ref = { id: '5F0C8A526D0B4C439A572F5B0A7C1E11', version: 3, serviceType: 'files' } as const;
 const normalisedId = '5f0c8a52-6d0b-4c43-9a57-2f5b0a7c1e11';
 
 describe('HTTP stored-file source against a real storage server', () => {
-  let storage: Awaited<ReturnType<typeof startStorageServer>>;
+  let storage: StorageServiceDouble;
   beforeAll(async () => {
-    storage = await startStorageServer();
+    storage = await startStorageServiceDouble();
     storage.put(ref, new Uint8Array([7, 8, 9]));
   });
   beforeEach(() => {

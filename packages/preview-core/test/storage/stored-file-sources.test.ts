@@ -10,8 +10,7 @@ import {
   type StoredFileRef,
   storedFilePath,
 } from '../../src/index.js';
-import { describeStoredFileSourceConformance } from '../../src/testing/index.js';
-import { startStorageServer } from './storage-server.js';
+import { describeStoredFileSourceConformance, startStorageServiceDouble } from '../../src/testing/index.js';
 
 describeStoredFileSourceConformance('in memory', async () => {
   const source = createInMemoryStoredFileSource();
@@ -32,7 +31,7 @@ describeStoredFileSourceConformance('disk', async () => {
 });
 
 describeStoredFileSourceConformance('http', async () => {
-  const storage = await startStorageServer();
+  const storage = await startStorageServiceDouble();
   return {
     source: createHttpStoredFileSource({ baseUrl: storage.baseUrl }),
     put: async (ref: StoredFileRef, bytes: Uint8Array) => storage.put(ref, bytes),

@@ -1,3 +1,4 @@
+import { previewErrorMapper } from '../preview/error-status.js';
 import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
 
 /** What the server answers for an error, before a feature formats the body. */
@@ -21,7 +22,7 @@ export interface LibraryErrorMapper {
 }
 
 /** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
-const libraryErrorMappers: LibraryErrorMapper[] = [];
+const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper];
 
 interface BodyParserError {
   status: number;

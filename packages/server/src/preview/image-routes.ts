@@ -1,0 +1,144 @@
+import {
+  type Area,
+  normaliseStoredFileRef,
+  type PreviewInput,
+  type PreviewService,
+  type RenderedImage,
+  type StoredFileRef,
+} from '@collab-suite/preview-core';
+import { type Request, type Response, Router } from 'express';
+import { readUploadedFile } from '../http/multipart.js';
+import { parseRequestPart } from '../http/validation.js';
+import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
+import {
+  previewQuerySchema,
+  storedFilePathSchema,
+  storedPreviewQuerySchema,
+  storedThumbnailQuerySchema,
+  thumbnailQuerySchema,
+  uploadPathSchema,
+} from './image-request.js';
+
+/** What the image routes need. */
+export interface ImageRouteOptions {
+  service: PreviewService;
+  /** Largest uploaded file, in bytes (413 past it). */
+  maxUploadBytes: number;
+}
+
+const CONTENT_TYPES: Record<RenderedImage['format'], string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+};
+
+/** An AbortSignal that fires when the client goes away before the answer is sent. */
+function clientGone(response: Response): AbortSignal {
+  const controller = new AbortController();
+  response.on('close', () => {
+    if (!response.writableFinished) controller.abort(new Error('the client closed the connection'));
+  });
+  return controller.signal;
+}
+
+function sendImage(response: Response, image: RenderedImage, headers: Record<string, string>): void {
+  response.status(200).set(headers).type(CONTENT_TYPES[image.format]).send(image.data);
+}
+
+type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;
+
+/** Everything that decides the bytes of a stored-file render, and so its ETag. */
+interface StoredRender {
+  kind: 'preview' | 'thumbnail';
+  path: { id: string; version: number };
+  serviceType: 'files' | 'chats';
+  options: { area: Area } & Record<string, string | boolean | Area | undefined>;
+}
+
+function etagOf({ kind, serviceType, options }: StoredRender, ref: StoredFileRef): string {
+  const { area, ...rest } = options;
+  const flat: Record<string, string | number | boolean | undefined> = {};
+  for (const [key, value] of Object.entries(rest)) if (typeof value !== 'object') flat[key] = value;
+  return renderEtag({
+    ...flat,
+    kind,
+    id: ref.id,
+    version: ref.version,
+    serviceType,
+    width: area.width,
+    height: area.height,
+  });
+}
+
+async function answerStored(request: Request, response: Response, stored: StoredRender, render: Render) {
+  const ref = normaliseStoredFileRef({ ...stored.path, serviceType: stored.serviceType });
+  const headers = { ETag: etagOf(stored, ref), 'Cache-Control': STORED_PREVIEW_CACHE_CONTROL };
+  if (matchesIfNoneMatch(request, headers.ETag)) {
+    response.status(304).set(headers).end();
+    return;
+  }
+  sendImage(response, await render({ storedFile: ref }, clientGone(response)), headers);
+}
+
+async function answerUpload(request: Request, response: Response, maxUploadBytes: number, render: Render) {
+  const file = await readUploadedFile(request, { fieldName: 'file', maxBytes: maxUploadBytes });
+  sendImage(response, await render(file.data, clientGone(response)), { 'Cache-Control': 'no-store' });
+}
+
+/**
+ * The four image routes of the preview API: previews and thumbnails of stored files (GET, with ETag
+ * and Cache-Control) and of uploads (POST multipart, field `file`).
+ */
+export function createImageRoutes({ service, maxUploadBytes }: ImageRouteOptions): Router {
+  const router = Router();
+
+  router.get('/preview/image/:id/:version/:area/thumbnail/', async (request, response) => {
+    const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
+    const query = parseRequestPart(storedThumbnailQuerySchema, request.query, 'query');
+    const options = {
+      area: path.area,
+      shape: query.shape,
+      quality: query.quality,
+      outputFormat: query.output_format,
+    };
+    const stored = { kind: 'thumbnail', path, serviceType: query.service_type, options } as const;
+    await answerStored(request, response, stored, (input, signal) =>
+      service.imageThumbnail(input, { ...options, signal }),
+    );
+  });
+
+  router.get('/preview/image/:id/:version/:area/', async (request, response) => {
+    const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
+    const query = parseRequestPart(storedPreviewQuerySchema, request.query, 'query');
+    const options = {
+      area: path.area,
+      crop: query.crop,
+      quality: query.quality,
+      outputFormat: query.output_format,
+    };
+    const stored = { kind: 'preview', path, serviceType: query.service_type, options } as const;
+    await answerStored(request, response, stored, (input, signal) =>
+      service.imagePreview(input, { ...options, signal }),
+    );
+  });
+
+  router.post('/preview/image/:area/thumbnail/', async (request, response) => {
+    const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
+    const query = parseRequestPart(thumbnailQuerySchema, request.query, 'query');
+    const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+    await answerUpload(request, response, maxUploadBytes, (input, signal) =>
+      service.imageThumbnail(input, { ...options, signal }),
+    );
+  });
+
+  router.post('/preview/image/:area/', async (request, response) => {
+    const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
+    const query = parseRequestPart(previewQuerySchema, request.query, 'query');
+    const options = { area, crop: query.crop, quality: query.quality, outputFormat: query.output_format };
+    await answerUpload(request, response, maxUploadBytes, (input, signal) =>
+      service.imagePreview(input, { ...options, signal }),
+    );
+  });
+
+  return router;
+}

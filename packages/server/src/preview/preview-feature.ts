@@ -1,0 +1,75 @@
+import { mkdir } from 'node:fs/promises';
+import {
+  createDiskStoredFileSource,
+  createHttpStoredFileSource,
+  createPreviewService,
+  type PreviewService,
+  type StoredFileSource,
+} from '@collab-suite/preview-core';
+import { Router } from 'express';
+import type { ServerConfig } from '../config.js';
+import type { FeatureContext, ServerFeature } from '../feature.js';
+import { createErrorHandler, detailBody } from '../http/error-handler.js';
+import { createImageRoutes } from './image-routes.js';
+import { previewOpenApi } from './preview-openapi.js';
+import { createStorageHealthCheck } from './storage-health.js';
+
+/** Ports and services tests may replace. */
+export interface PreviewFeatureOverrides {
+  /** @default the HTTP storage at STORAGE_URL, else the folder STORAGE_DIR */
+  storedFiles?: StoredFileSource;
+  /** @default a preview service with the limits of the configuration */
+  service?: PreviewService;
+}
+
+async function defaultStoredFiles(config: ServerConfig): Promise<StoredFileSource> {
+  const { url, directory, timeoutMs, maxBytes } = config.storage;
+  if (url) return createHttpStoredFileSource({ baseUrl: url, timeoutMs, maxBytes });
+  await mkdir(directory, { recursive: true });
+  return createDiskStoredFileSource({ root: directory, maxBytes });
+}
+
+/** Builds the preview service from the configuration's limits. */
+export function previewServiceFromConfig(
+  config: ServerConfig,
+  storedFiles: StoredFileSource,
+): PreviewService {
+  const { preview, storage } = config;
+  return createPreviewService({
+    storedFiles,
+    limits: {
+      maxInputBytes: Math.max(preview.maxUploadBytes, storage.maxBytes),
+      maxInputPixels: preview.maxInputPixels,
+      maxOutputSide: preview.maxOutputSide,
+      maxConcurrentRenders: preview.maxConcurrentRenders,
+      maxQueuedRenders: preview.maxQueuedRenders,
+    },
+  });
+}
+
+/** The preview API: image previews and thumbnails of uploads and stored files. */
+export async function createPreviewFeature(
+  context: FeatureContext,
+  overrides: PreviewFeatureOverrides = {},
+): Promise<ServerFeature> {
+  const { config } = context;
+  const storedFiles = overrides.storedFiles ?? (await defaultStoredFiles(config));
+  const service = overrides.service ?? previewServiceFromConfig(config, storedFiles);
+  const router = Router();
+  router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes }));
+  router.use(createErrorHandler(detailBody));
+  return {
+    name: 'preview',
+    basePath: '/',
+    router,
+    openapi: previewOpenApi,
+    health: [
+      {
+        name: 'image-renderer',
+        required: false,
+        check: async () => ({ live: true, ready: true, details: { ...service.stats() } }),
+      },
+      createStorageHealthCheck(config.storage),
+    ],
+  };
+}

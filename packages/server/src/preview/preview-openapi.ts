@@ -1,0 +1,201 @@
+import { IMAGE_QUALITIES, OUTPUT_FORMATS, SERVICE_TYPES, THUMBNAIL_SHAPES } from '@collab-suite/preview-core';
+import type { OpenApiFragment } from '../openapi/openapi-document.js';
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Path parameters and query parameters shared by the preview routes. */
+export const previewParameters = {
+  id: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Identifier (UUID) of the stored file.',
+    schema: { type: 'string', format: 'uuid' },
+  },
+  version: {
+    name: 'version',
+    in: 'path',
+    required: true,
+    description: 'Version of the stored file.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  area: {
+    name: 'area',
+    in: 'path',
+    required: true,
+    description:
+      'Output size `<width>x<height>`; 0 takes the source side, sides under 80 become 80. Malformed: 422; a side over PREVIEW_MAX_OUTPUT_SIDE: 400.',
+    schema: { type: 'string', pattern: '^[0-9]+x[0-9]+$', examples: ['256x256'] },
+  },
+  serviceType: {
+    name: 'service_type',
+    in: 'query',
+    required: true,
+    description: 'Service that owns the stored file.',
+    schema: { type: 'string', enum: [...SERVICE_TYPES] },
+  },
+  quality: {
+    name: 'quality',
+    in: 'query',
+    required: false,
+    description: 'JPEG quality: lowest 1, low 15, medium 50, high 80, highest 95. No effect on png and gif.',
+    schema: { type: 'string', enum: [...IMAGE_QUALITIES], default: 'medium' },
+  },
+  shape: {
+    name: 'shape',
+    in: 'query',
+    required: false,
+    description: 'rounded keeps the inscribed ellipse: transparent corners in png and gif, black in jpeg.',
+    schema: { type: 'string', enum: [...THUMBNAIL_SHAPES], default: 'rectangular' },
+  },
+  crop: {
+    name: 'crop',
+    in: 'query',
+    required: false,
+    description:
+      'true cuts the image to the area; false fits it and adds borders (transparent in png, black in jpeg).',
+    schema: { type: 'boolean', default: false },
+  },
+} as const;
+
+const outputFormat = (defaultText: string) => ({
+  name: 'output_format',
+  in: 'query',
+  required: false,
+  description: `Output format; ${defaultText}. gif only for GIF input (animation kept), else 400.`,
+  schema: { type: 'string', enum: [...OUTPUT_FORMATS] },
+});
+
+const detail = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: schemaRef('PreviewErrorDetail') } },
+});
+
+const imageResponse = {
+  description: 'The rendered image.',
+  content: Object.fromEntries(
+    ['image/jpeg', 'image/png', 'image/gif'].map((type) => [
+      type,
+      { schema: { type: 'string', format: 'binary' } },
+    ]),
+  ),
+};
+
+/** Error responses every preview route may give, by status. */
+export const previewErrorResponses = {
+  400: detail('Unreadable input, too many pixels, output too large, or gif asked for another format.'),
+  404: detail('The stored file is not in the storage.'),
+  413: detail('The upload (or stored file) is larger than the configured limit.'),
+  422: {
+    description: 'Validation error.',
+    content: { 'application/json': { schema: schemaRef('HTTPValidationError') } },
+  },
+  502: detail('The storage is unavailable or failing.'),
+  503: {
+    ...detail('Every render slot and queue place is taken.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+  },
+} as const;
+
+const cachedImageResponse = {
+  ...imageResponse,
+  headers: {
+    ETag: {
+      description: 'Same id, version, service type and options give the same tag.',
+      schema: { type: 'string' },
+    },
+    'Cache-Control': { schema: { type: 'string', examples: ['private, max-age=86400, immutable'] } },
+  },
+};
+
+const uploadBody = (schemaName: string) => ({
+  required: true,
+  content: { 'multipart/form-data': { schema: schemaRef(schemaName) } },
+});
+
+const storedGet = (summary: string, parameters: unknown[]) => ({
+  get: {
+    tags: ['Image'],
+    summary,
+    parameters: [previewParameters.id, previewParameters.version, previewParameters.area, ...parameters],
+    responses: {
+      200: cachedImageResponse,
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      ...previewErrorResponses,
+    },
+  },
+});
+
+const uploadPost = (summary: string, parameters: unknown[], bodySchema: string) => ({
+  post: {
+    tags: ['Image'],
+    summary,
+    parameters: [previewParameters.area, ...parameters],
+    requestBody: uploadBody(bodySchema),
+    responses: { 200: imageResponse, ...previewErrorResponses },
+  },
+});
+
+const fileBody = {
+  type: 'object',
+  required: ['file'],
+  properties: { file: { type: 'string', format: 'binary' } },
+};
+
+/** The image part of the preview API, with the shared error schemas. */
+export const previewOpenApi: OpenApiFragment = {
+  tags: [{ name: 'Image', description: 'Previews and thumbnails of png, jpeg, gif, webp and svg images.' }],
+  paths: {
+    '/preview/image/{id}/{version}/{area}/thumbnail/': storedGet(
+      'Thumbnail of a stored image (always cropped)',
+      [
+        previewParameters.serviceType,
+        previewParameters.shape,
+        previewParameters.quality,
+        outputFormat('default jpeg'),
+      ],
+    ),
+    '/preview/image/{id}/{version}/{area}/': storedGet('Preview of a stored image', [
+      previewParameters.serviceType,
+      previewParameters.crop,
+      previewParameters.quality,
+      outputFormat("default the source's format (svg and webp give png)"),
+    ]),
+    '/preview/image/{area}/thumbnail/': uploadPost(
+      'Thumbnail of an uploaded image (always cropped)',
+      [previewParameters.shape, previewParameters.quality, outputFormat('default jpeg')],
+      'Body_post_thumbnail_preview_image__area__thumbnail__post',
+    ),
+    '/preview/image/{area}/': uploadPost(
+      'Preview of an uploaded image',
+      [
+        previewParameters.crop,
+        previewParameters.quality,
+        outputFormat("default the source's format (svg and webp give png)"),
+      ],
+      'Body_post_preview_preview_image__area___post',
+    ),
+  },
+  schemas: {
+    Body_post_preview_preview_image__area___post: fileBody,
+    Body_post_thumbnail_preview_image__area__thumbnail__post: fileBody,
+    PreviewErrorDetail: {
+      type: 'object',
+      required: ['detail'],
+      properties: { detail: { type: 'string', description: 'What was expected and what came.' } },
+    },
+    HTTPValidationError: {
+      type: 'object',
+      properties: { detail: { type: 'array', items: schemaRef('ValidationError') } },
+    },
+    ValidationError: {
+      type: 'object',
+      required: ['loc', 'msg', 'type'],
+      properties: {
+        loc: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'integer' }] } },
+        msg: { type: 'string' },
+        type: { type: 'string' },
+      },
+    },
+  },
+};
