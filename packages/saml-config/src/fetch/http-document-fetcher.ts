@@ -230,7 +230,7 @@ async function fetchHop(
     return Array.isArray(value) ? value[0] : value;
   };
   if (REDIRECT_STATUSES.has(response.statusCode)) {
-    response.body.destroy();
+    discard(response.body);
     const location = header('location');
     if (location === undefined)
       throw new SamlConfigError(
@@ -240,7 +240,7 @@ async function fetchHop(
     return { kind: 'redirect', location: new URL(location, url) };
   }
   if (response.statusCode < 200 || response.statusCode >= 300) {
-    response.body.destroy();
+    discard(response.body);
     throw new SamlConfigError(
       'fetch_failed',
       `could not fetch ${url.origin}${url.pathname}: the server answered ${response.statusCode}`,
@@ -248,7 +248,7 @@ async function fetchHop(
   }
   const declared = Number(header('content-length'));
   if (Number.isFinite(declared) && declared > options.maxBytes) {
-    response.body.destroy();
+    discard(response.body);
     throw tooLarge(url, options.maxBytes, `it declares ${declared} bytes`);
   }
   const chunks: Buffer[] = [];
@@ -256,7 +256,7 @@ async function fetchHop(
   for await (const chunk of response.body) {
     size += (chunk as Buffer).byteLength;
     if (size > options.maxBytes) {
-      response.body.destroy();
+      discard(response.body);
       throw tooLarge(url, options.maxBytes, `more than ${options.maxBytes} bytes arrived`);
     }
     chunks.push(chunk as Buffer);
@@ -265,6 +265,12 @@ async function fetchHop(
     kind: 'document',
     document: { body: Buffer.concat(chunks), contentType: header('content-type'), url: url.href },
   };
+}
+
+/** Drops a body we will not read; undici reports the abort as an error event, which is expected here. */
+function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function tooLarge(url: URL, limit: number, what: string): SamlConfigError {

@@ -21,7 +21,8 @@ export function normalizeDomain(domain: string): string {
   };
   if (typeof domain !== 'string' || domain.length === 0) return refuse('it is empty');
   if (domain.length > MAX_DOMAIN_LENGTH) return refuse(`it is longer than ${MAX_DOMAIN_LENGTH} characters`);
-  const ascii = /^[\x21-\x7e]+$/.test(domain) ? domain.toLowerCase() : domainToASCII(domain);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the range is "any ASCII"
+  const ascii = /^[\x00-\x7f]+$/.test(domain) ? domain.toLowerCase() : domainToASCII(domain);
   if (ascii === '' || ascii.length > MAX_DOMAIN_LENGTH)
     return refuse('it is not a valid internationalised name');
   const labels = ascii.split('.');

@@ -53,17 +53,23 @@ function answer(route: FixtureRoute | undefined, response: ServerResponse): void
     pump();
     return;
   }
-  response.writeHead(route.status ?? 200, route.headers).end(route.body ?? '');
+  const body = route.body ?? '';
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  response.writeHead(route.status ?? 200, { 'content-length': String(length), ...route.headers }).end(body);
 }
 
 /**
- * Starts a server on 127.0.0.1 (HTTPS when `tls` is given) serving `routes`. Test-only: it never
- * listens on anything but loopback.
+ * Starts a server on a loopback address (HTTPS when `tls` is given) serving `routes`. Test-only: it
+ * never listens on anything but 127.0.0.0/8.
+ * @param host a 127.x.y.z address. @default "127.0.0.1"
  */
 export async function startFixtureServer(
   routes: Record<string, FixtureRoute> = {},
   tls?: { certificatePem: string; privateKeyPem: string },
+  host = '127.0.0.1',
 ): Promise<FixtureServer> {
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host))
+    throw new Error(`fixture servers listen on loopback only, not ${host}`);
   const table = new Map(Object.entries(routes));
   const hits: string[] = [];
   const handler = (request: IncomingMessage, response: ServerResponse) => {
@@ -78,10 +84,10 @@ export async function startFixtureServer(
     tls === undefined
       ? createHttpServer(handler)
       : createHttpsServer({ cert: tls.certificatePem, key: tls.privateKeyPem }, handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `${tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
+    origin: `${tls === undefined ? 'http' : 'https'}://${host}:${port}`,
     routes: table,
     hits,
     close: () =>
