@@ -1,1 +1,45 @@
-export {};
+export { type AudioMixerStats, frameMs } from './audio/audio-mixer.js';
+export {
+  type AudioCodec,
+  type AudioDecoder,
+  type AudioEncoder,
+  opusCodec,
+  rawPcmCodec,
+} from './audio/opus-codec.js';
+export { frameLevelDbov, TalkingDetector, type TalkingDetectorOptions } from './audio/talking-detector.js';
+export { Consumer, type ConsumerEvents, type ConsumerStats } from './consumer.js';
+export { isSfuError, SfuError, type SfuErrorCode, type SfuErrorOptions, sfuErrorCodes } from './errors.js';
+export {
+  type IceServer,
+  iceServerSchema,
+  parseSfuOptions,
+  type SfuOptions,
+  type SfuOptionsInput,
+  sfuOptionsSchema,
+} from './options.js';
+export { Producer, type ProducerEvents, type ProducerStats, type StreamKind } from './producer.js';
+export { Router, type RouterEvents, type TalkingChange } from './router.js';
+export { announceAddresses } from './sdp/announce-addresses.js';
+export {
+  parseSdp,
+  type SdpCodec,
+  type SdpDirection,
+  type SdpMediaSection,
+  type SdpSummary,
+} from './sdp/parse-sdp.js';
+export {
+  type ChosenCodec,
+  chooseCodec,
+  type SdpPurpose,
+  type ValidatedSdp,
+  validateSdp,
+} from './sdp/validate-sdp.js';
+export { Session, type SessionEvents, type SubscriptionUpdate } from './session.js';
+export { createSfu, type Sfu, type SfuPorts } from './sfu.js';
+export {
+  type StreamRef,
+  type SubscribedStream,
+  type SubscriptionOffer,
+  streamKey,
+} from './subscription-connection.js';
+export { type EventMap, type Listener, TypedEmitter } from './typed-events.js';

@@ -1,0 +1,91 @@
+import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } from 'werift';
+import type { AudioMixer } from './audio/audio-mixer.js';
+import { SfuError } from './errors.js';
+import type { SfuOptions } from './options.js';
+import { createPeer, negotiate } from './peer-factory.js';
+import { announceAddresses } from './sdp/announce-addresses.js';
+import type { SdpDirection } from './sdp/parse-sdp.js';
+
+const samplesPerFrame = 960;
+
+/**
+ * One participant's audio connection: the client offers, the SFU answers; the participant's
+ * microphone goes into the router's mixer and the mix of everyone else comes back on the same
+ * transceiver.
+ */
+export class AudioConnection {
+  readonly #participantId: string;
+  readonly #mixer: AudioMixer;
+  readonly #peer: RTCPeerConnection;
+  #transceiver: RTCRtpTransceiver | undefined;
+  #sequenceNumber = Math.floor(Math.random() * 0x1_0000);
+  readonly #timestampBase = Math.floor(Math.random() * 0x1_0000_0000);
+  #lastFrameIndex = -2;
+  #closed = false;
+
+  constructor(participantId: string, mixer: AudioMixer, ice: SfuOptions['ice']) {
+    this.#participantId = participantId;
+    this.#mixer = mixer;
+    this.#peer = createPeer(ice, 'audio');
+    this.#peer.onTrack.subscribe((track) => {
+      track.onReceiveRtp.subscribe((packet) => {
+        if (!this.#closed) mixer.push(participantId, packet.header.sequenceNumber, packet.payload);
+      });
+    });
+  }
+
+  /** The werift connection, for state and statistics. */
+  get peer(): RTCPeerConnection {
+    return this.#peer;
+  }
+
+  /** Applies the client's offer and returns the SFU's answer. */
+  async answer(offer: string, offeredDirection: SdpDirection, ice: SfuOptions['ice']): Promise<string> {
+    const peer = this.#peer;
+    await negotiate('apply the audio offer', () => peer.setRemoteDescription({ type: 'offer', sdp: offer }));
+    const transceiver = peer.getTransceivers().find((candidate) => candidate.kind === 'audio');
+    if (transceiver === undefined)
+      throw new SfuError('negotiation_failed', 'the audio offer produced no audio transceiver');
+    transceiver.setDirection(
+      offeredDirection === 'sendonly'
+        ? 'recvonly'
+        : offeredDirection === 'recvonly'
+          ? 'sendonly'
+          : 'sendrecv',
+    );
+    this.#transceiver = transceiver;
+    const sdp = await negotiate('answer the audio offer', async () => {
+      await peer.setLocalDescription(await peer.createAnswer());
+      return peer.localDescription?.sdp ?? '';
+    });
+    this.#mixer.add(
+      this.#participantId,
+      offeredDirection === 'sendonly' ? undefined : (payload, index) => this.#send(payload, index),
+    );
+    return announceAddresses(sdp, ice.announcedAddresses);
+  }
+
+  /** Closes the connection and leaves the mix. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#peer.close().catch(() => {});
+  }
+
+  #send(payload: Uint8Array, frameIndex: number): void {
+    const sender = this.#transceiver?.sender;
+    if (this.#closed || sender?.codec === undefined) return;
+    this.#sequenceNumber = (this.#sequenceNumber + 1) % 0x1_0000;
+    const header = new RtpHeader({
+      payloadType: sender.codec.payloadType,
+      ssrc: sender.ssrc,
+      sequenceNumber: this.#sequenceNumber,
+      timestamp: (this.#timestampBase + frameIndex * samplesPerFrame) % 0x1_0000_0000,
+      marker: frameIndex !== this.#lastFrameIndex + 1,
+    });
+    this.#lastFrameIndex = frameIndex;
+    sender
+      .sendRtp(new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)))
+      .catch(() => {});
+  }
+}

@@ -1,0 +1,185 @@
+import { sequenceDistance } from '../rtp/sequence-rewriter.js';
+import type { AudioCodec, AudioDecoder, AudioEncoder } from './opus-codec.js';
+import { SampleQueue } from './sample-queue.js';
+import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
+
+/** Where a participant's mixed frames go; `frameIndex` counts mixer ticks, for RTP timestamps. */
+export type MixOutput = (payload: Uint8Array, frameIndex: number) => void;
+
+/** Settings of an {@link AudioMixer}. */
+export interface AudioMixerOptions {
+  codec: AudioCodec;
+  sampleRate: number;
+  bitrate: number;
+  jitterFrames: number;
+  talking: { startDbov: number; stopDbov: number; windowMs: number; holdMs: number };
+}
+
+/** Counters of an {@link AudioMixer}, for tests and benchmarks. */
+export interface AudioMixerStats {
+  ticks: number;
+  framesDecoded: number;
+  framesEncoded: number;
+  packetsDropped: number;
+}
+
+interface MixParticipant {
+  muted: boolean;
+  output: MixOutput | undefined;
+  decoder: AudioDecoder | undefined;
+  encoder: AudioEncoder | undefined;
+  queue: SampleQueue;
+  lastSequence: number | undefined;
+  detector: TalkingDetector;
+}
+
+/** Duration of one mixed frame. */
+export const frameMs = 20;
+
+/**
+ * The audio bridge of one router. It decodes the Opus packets of every unmuted participant, and
+ * on each 20 ms tick gives every participant with an output the sum of everyone else's frame,
+ * Opus-encoded. Listeners who contribute nothing in a tick all hear the same sum, encoded once;
+ * nothing is sent when nobody speaks. Talking is detected on the decoded frames.
+ */
+export class AudioMixer {
+  readonly stats: AudioMixerStats = { ticks: 0, framesDecoded: 0, framesEncoded: 0, packetsDropped: 0 };
+  readonly #options: AudioMixerOptions;
+  readonly #onTalking: (participantId: string, talking: boolean) => void;
+  readonly #participants = new Map<string, MixParticipant>();
+  readonly #frameSize: number;
+  #sharedEncoder: AudioEncoder | undefined;
+  #frameIndex = 0;
+
+  constructor(options: AudioMixerOptions, onTalking: (participantId: string, talking: boolean) => void) {
+    this.#options = options;
+    this.#onTalking = onTalking;
+    this.#frameSize = (options.sampleRate * frameMs) / 1000;
+  }
+
+  /** Participants known to the mixer. */
+  get size(): number {
+    return this.#participants.size;
+  }
+
+  /** Adds a participant, muted, or replaces its output. */
+  add(participantId: string, output: MixOutput | undefined): void {
+    const existing = this.#participants.get(participantId);
+    if (existing !== undefined) {
+      existing.output = output;
+      return;
+    }
+    const { talking, jitterFrames } = this.#options;
+    this.#participants.set(participantId, {
+      muted: true,
+      output,
+      decoder: undefined,
+      encoder: undefined,
+      queue: new SampleQueue(jitterFrames * this.#frameSize),
+      lastSequence: undefined,
+      detector: new TalkingDetector({
+        startDbov: talking.startDbov,
+        stopDbov: talking.stopDbov,
+        windowFrames: Math.round(talking.windowMs / frameMs),
+        holdFrames: Math.round(talking.holdMs / frameMs),
+      }),
+    });
+  }
+
+  /** Removes a participant; reports the end of its talking first. */
+  remove(participantId: string): void {
+    const participant = this.#participants.get(participantId);
+    if (participant === undefined) return;
+    if (participant.detector.reset() === false) this.#onTalking(participantId, false);
+    this.#participants.delete(participantId);
+  }
+
+  /** Mutes or unmutes; a muted participant is neither decoded nor heard. */
+  setMuted(participantId: string, muted: boolean): void {
+    const participant = this.#participants.get(participantId);
+    if (participant === undefined || participant.muted === muted) return;
+    participant.muted = muted;
+    participant.queue.clear();
+    participant.lastSequence = undefined;
+    if (muted && participant.detector.reset() === false) this.#onTalking(participantId, false);
+  }
+
+  /** An Opus packet from a participant; late or duplicate packets are dropped. */
+  push(participantId: string, sequenceNumber: number, payload: Uint8Array): void {
+    const participant = this.#participants.get(participantId);
+    if (participant === undefined || participant.muted || payload.length === 0) return;
+    if (
+      participant.lastSequence !== undefined &&
+      sequenceDistance(participant.lastSequence, sequenceNumber) <= 0
+    ) {
+      this.stats.packetsDropped += 1;
+      return;
+    }
+    participant.lastSequence = sequenceNumber;
+    participant.decoder ??= this.#options.codec.createDecoder({ sampleRate: this.#options.sampleRate });
+    let pcm: Int16Array;
+    try {
+      pcm = participant.decoder.decode(payload);
+    } catch {
+      this.stats.packetsDropped += 1;
+      return;
+    }
+    this.stats.framesDecoded += 1;
+    participant.queue.push(pcm);
+    const change = participant.detector.push(frameLevelDbov(pcm));
+    if (change !== undefined) this.#onTalking(participantId, change);
+  }
+
+  /** Mixes and sends one frame. Called every 20 ms by the router's clock, or by tests. */
+  tick(): void {
+    const frameIndex = this.#frameIndex;
+    this.#frameIndex += 1;
+    this.stats.ticks += 1;
+    const frames = new Map<MixParticipant, Int16Array>();
+    for (const participant of this.#participants.values()) {
+      if (participant.muted) continue;
+      const frame = participant.queue.take(this.#frameSize);
+      if (frame !== undefined) frames.set(participant, frame);
+    }
+    if (frames.size === 0) return;
+    const total = new Int32Array(this.#frameSize);
+    for (const frame of frames.values()) {
+      for (let index = 0; index < total.length; index += 1)
+        total[index] = (total[index] ?? 0) + (frame[index] ?? 0);
+    }
+    let shared: Uint8Array | undefined;
+    for (const participant of this.#participants.values()) {
+      if (participant.output === undefined) continue;
+      const own = frames.get(participant);
+      if (own === undefined) {
+        shared ??= this.#encodeShared(total);
+        participant.output(shared, frameIndex);
+      } else if (frames.size > 1) {
+        participant.encoder ??= this.#createEncoder();
+        participant.output(this.#encode(participant.encoder, total, own), frameIndex);
+      }
+    }
+  }
+
+  #encodeShared(total: Int32Array): Uint8Array {
+    this.#sharedEncoder ??= this.#createEncoder();
+    return this.#encode(this.#sharedEncoder, total, undefined);
+  }
+
+  #encode(encoder: AudioEncoder, total: Int32Array, own: Int16Array | undefined): Uint8Array {
+    const pcm = new Int16Array(total.length);
+    for (let index = 0; index < pcm.length; index += 1) {
+      const sample = (total[index] ?? 0) - (own?.[index] ?? 0);
+      pcm[index] = Math.min(32_767, Math.max(-32_768, sample));
+    }
+    this.stats.framesEncoded += 1;
+    return encoder.encode(pcm);
+  }
+
+  #createEncoder(): AudioEncoder {
+    return this.#options.codec.createEncoder({
+      sampleRate: this.#options.sampleRate,
+      bitrate: this.#options.bitrate,
+    });
+  }
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import { SfuError } from './errors.js';
+
+const ipAddress = z.union([z.ipv4(), z.ipv6()]);
+const port = z.number().int().min(1024).max(65535);
+
+/** A STUN or TURN server, in the shape of the browser's `RTCIceServer`. */
+export const iceServerSchema = z.object({
+  urls: z.union([
+    z.string().regex(/^(stun|stuns|turn|turns):/, 'a stun:, stuns:, turn: or turns: URL'),
+    z.array(z.string().regex(/^(stun|stuns|turn|turns):/, 'a stun:, stuns:, turn: or turns: URL')).min(1),
+  ]),
+  username: z.string().optional(),
+  credential: z.string().optional(),
+});
+
+/** A STUN or TURN server handed to clients. */
+export type IceServer = z.infer<typeof iceServerSchema>;
+
+const iceSchema = z
+  .object({
+    /** Extra local addresses to gather host candidates on; werift skips loopback unless listed here. */
+    hostAddresses: z.array(ipAddress).default([]),
+    /**
+     * When not empty, only candidate pairs whose local and remote addresses are both in this list are
+     * tried: a single-homed server, or tests that must stay on loopback.
+     */
+    onlyAddresses: z.array(ipAddress).default([]),
+    /** Public addresses of a 1:1 NAT, announced as extra host candidates with the gathered ports. */
+    announcedAddresses: z.array(ipAddress).default([]),
+    /** UDP port range `[min, max]` for media sockets; `undefined` lets the system pick. */
+    portRange: z
+      .tuple([port, port])
+      .refine(([min, max]) => min < max, 'the first port must be lower than the second')
+      .optional(),
+    /** Gather IPv6 host candidates too. */
+    useIpv6: z.boolean().default(false),
+    /** STUN and TURN servers that the application hands to clients (`Sfu.iceServers`). */
+    servers: z.array(iceServerSchema).default([]),
+  })
+  .prefault({});
+
+const limitsSchema = z
+  .object({
+    /** Sessions in one router. 100 matches the original's video room (`publishers 100`). */
+    sessionsPerRouter: z.number().int().min(1).default(100),
+    /** Streams one session may watch at once; each costs one SRTP encryption per forwarded packet. */
+    subscriptionsPerSession: z.number().int().min(1).default(50),
+    /** Longest accepted SDP in bytes; a browser offer is a few kilobytes, so more is a mistake or abuse. */
+    sdpBytes: z.number().int().min(1024).default(65_536),
+    /**
+     * Forwarded packets each consumer keeps for retransmission on NACK. 512 packets are about
+     * 4 s of 1 Mbit/s video: longer than any round trip worth repairing.
+     */
+    retransmissionPackets: z.number().int().min(16).max(32_768).default(512),
+    /** At most one keyframe request per publisher per this many ms; many new subscribers cost one keyframe. */
+    keyframeRequestIntervalMs: z.number().int().min(0).default(500),
+  })
+  .prefault({});
+
+const talkingSchema = z
+  .object({
+    /** Average level over `windowMs` above which a participant starts talking, in dBov (0 is full scale). */
+    startDbov: z.number().max(0).default(-50),
+    /** Average level below which a talking participant stops (lower than `startDbov`: hysteresis). */
+    stopDbov: z.number().max(0).default(-58),
+    /** Averaging window; 200 ms matches the original's `audio_active_packets 10` of 20 ms packets. */
+    windowMs: z.number().int().min(20).default(200),
+    /** How long the level must stay below `stopDbov` before talking ends, so pauses between words do not flap. */
+    holdMs: z.number().int().min(0).default(600),
+  })
+  .prefault({})
+  .refine((talking) => talking.stopDbov <= talking.startDbov, 'stopDbov must not be above startDbov');
+
+const audioSchema = z
+  .object({
+    /** Mixing rate in Hz. 16 kHz wideband speech like the original's audio bridge, a third of 48 kHz's work. */
+    sampleRate: z.union([z.literal(16_000), z.literal(24_000), z.literal(48_000)]).default(16_000),
+    /** Opus bitrate of each mixed stream in bit/s. */
+    bitrate: z.number().int().min(6_000).max(510_000).default(32_000),
+    /** Decoded frames queued per speaker; beyond it the oldest are dropped so delay stays under 100 ms. */
+    jitterFrames: z.number().int().min(1).max(50).default(5),
+    talking: talkingSchema,
+  })
+  .prefault({});
+
+/** Options of {@link createSfu}, as written by the caller. */
+export const sfuOptionsSchema = z.object({
+  ice: iceSchema,
+  limits: limitsSchema,
+  audio: audioSchema,
+});
+
+/** Options of {@link createSfu} as the caller may write them: everything optional. */
+export type SfuOptionsInput = z.input<typeof sfuOptionsSchema>;
+
+/** Fully defaulted options. */
+export type SfuOptions = z.output<typeof sfuOptionsSchema>;
+
+/**
+ * Parses options once into their fully defaulted form.
+ * @throws SfuError `invalid_options` naming the first wrong field, what it expected and what came.
+ */
+export function parseSfuOptions(input: SfuOptionsInput | undefined): SfuOptions {
+  const result = sfuOptionsSchema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = issue?.path.join('.') || '(root)';
+  throw new SfuError('invalid_options', `SFU option \`${path}\`: ${issue?.message ?? 'invalid'}`, {
+    details: {
+      issues: result.error.issues.map((entry) => ({ path: entry.path.join('.'), message: entry.message })),
+    },
+  });
+}

@@ -1,0 +1,65 @@
+import {
+  RTCPeerConnection,
+  type RTCPeerConnectionConfig,
+  RTCRtpCodecParameters,
+  useNACK,
+  usePLI,
+} from 'werift';
+import { SfuError } from './errors.js';
+import type { SfuOptions } from './options.js';
+
+/** Opus as the SFU negotiates it: 48 kHz, two channels in SDP (RFC 7587), in-band FEC accepted. */
+export function opusCodec(): RTCRtpCodecParameters {
+  return new RTCRtpCodecParameters({
+    mimeType: 'audio/opus',
+    clockRate: 48_000,
+    channels: 2,
+    parameters: 'minptime=10;useinbandfec=1',
+  });
+}
+
+/** VP8 with NACK and PLI feedback, followed by its RTX retransmission codec. */
+export function vp8Codecs(): RTCRtpCodecParameters[] {
+  return [
+    new RTCRtpCodecParameters({
+      mimeType: 'video/VP8',
+      clockRate: 90_000,
+      rtcpFeedback: [useNACK(), usePLI()],
+    }),
+    new RTCRtpCodecParameters({ mimeType: 'video/rtx', clockRate: 90_000 }),
+  ];
+}
+
+/** werift settings for one SFU connection, from the parsed ICE options. Pure. */
+export function peerConfig(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTCPeerConnectionConfig {
+  const only = new Set(ice.onlyAddresses);
+  return {
+    codecs: kind === 'audio' ? { audio: [opusCodec()], video: [] } : { audio: [], video: vp8Codecs() },
+    iceAdditionalHostAddresses: ice.hostAddresses.length > 0 ? [...ice.hostAddresses] : undefined,
+    iceFilterCandidatePair:
+      only.size > 0
+        ? (pair) => only.has(pair.localCandidate.host) && only.has(pair.remoteCandidate.host)
+        : undefined,
+    icePortRange: ice.portRange === undefined ? undefined : [ice.portRange[0], ice.portRange[1]],
+    iceUseIpv6: ice.useIpv6,
+    bundlePolicy: 'max-bundle',
+  };
+}
+
+/** A new werift connection for the SFU side. */
+export function createPeer(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTCPeerConnection {
+  return new RTCPeerConnection(peerConfig(ice, kind));
+}
+
+/** Runs a werift negotiation step, turning its failures into `negotiation_failed`. */
+export async function negotiate<T>(step: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof SfuError) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SfuError('negotiation_failed', `the WebRTC stack refused to ${step}: ${reason}`, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,96 @@
+import {
+  MediaStreamTrack,
+  type RTCPeerConnection,
+  RtpHeader,
+  RtpPacket,
+  type MediaStreamTrack as WeriftTrack,
+} from 'werift';
+import { type AudioCodec, type AudioDecoder, opusCodec } from '../audio/opus-codec.js';
+import { createLoopbackPeer, localSdp } from './loopback.js';
+import { sine } from './signal.js';
+
+const rate = 48_000;
+const frameSamples = 960;
+
+/**
+ * A werift client of the audio bridge: it offers send-receive Opus audio, can send a tone every
+ * 20 ms, and decodes what it receives (48 kHz mono) for measurements.
+ */
+export class AudioTestClient {
+  /** The client's connection. */
+  readonly peer: RTCPeerConnection = createLoopbackPeer('audio');
+  /** Decoded received frames, in arrival order. */
+  readonly received: Int16Array[] = [];
+  /** RTP packets received. */
+  packetsReceived = 0;
+  readonly #track: WeriftTrack = new MediaStreamTrack({ kind: 'audio' });
+  readonly #codec: AudioCodec;
+  readonly #decoder: AudioDecoder;
+  #timer: NodeJS.Timeout | undefined;
+  #sequenceNumber = 1;
+  #frame = 0;
+
+  constructor(codec: AudioCodec = opusCodec) {
+    this.#codec = codec;
+    this.#decoder = codec.createDecoder({ sampleRate: rate });
+    this.peer.addTransceiver(this.#track, { direction: 'sendrecv' });
+    this.peer.onTrack.subscribe((track) => {
+      track.onReceiveRtp.subscribe((packet) => {
+        this.packetsReceived += 1;
+        this.received.push(this.#decoder.decode(packet.payload));
+      });
+    });
+  }
+
+  /** The offer to send to the SFU. */
+  createOffer(): Promise<string> {
+    return localSdp(this.peer, 'offer');
+  }
+
+  /** Applies the SFU's answer. */
+  acceptAnswer(sdp: string): Promise<void> {
+    return this.peer.setRemoteDescription({ type: 'answer', sdp });
+  }
+
+  /** Sends a sine tone until {@link AudioTestClient.stopTone}; amplitude in 16-bit units. */
+  startTone(frequency: number, amplitude = 8_000): void {
+    this.stopTone();
+    const encoder = this.#codec.createEncoder({ sampleRate: rate, bitrate: 32_000 });
+    this.#timer = setInterval(() => {
+      const pcm = sine(frameSamples, frequency, rate, amplitude, this.#frame * frameSamples);
+      const header = new RtpHeader({
+        payloadType: 96,
+        sequenceNumber: this.#sequenceNumber,
+        timestamp: this.#frame * frameSamples,
+        marker: this.#frame === 0,
+      });
+      this.#sequenceNumber = (this.#sequenceNumber + 1) % 0x1_0000;
+      this.#frame += 1;
+      this.#track.writeRtp(new RtpPacket(header, Buffer.from(encoder.encode(pcm))));
+    }, 20);
+  }
+
+  /** Stops sending. */
+  stopTone(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The decoded frames received since frame `from`, joined. */
+  samplesSince(from: number): Int16Array {
+    const frames = this.received.slice(from);
+    const joined = new Int16Array(frames.reduce((total, frame) => total + frame.length, 0));
+    let offset = 0;
+    for (const frame of frames) {
+      joined.set(frame, offset);
+      offset += frame.length;
+    }
+    return joined;
+  }
+
+  /** Stops sending and closes the connection. */
+  async close(): Promise<void> {
+    this.stopTone();
+    await this.peer.close();
+  }
+}

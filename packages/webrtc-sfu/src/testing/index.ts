@@ -1,0 +1,11 @@
+export { AudioTestClient } from './audio-test-client.js';
+export { createLoopbackPeer, localSdp, loopbackSfuOptions, waitFor } from './loopback.js';
+export { rms, sine, toneShare } from './signal.js';
+export { readSyntheticVp8, type SyntheticFrameOptions, syntheticVp8Frame } from './synthetic-vp8.js';
+export {
+  type PublishRate,
+  type ReceivedPacket,
+  VideoTestPublisher,
+  VideoTestSubscriber,
+  wallClockMs,
+} from './video-test-clients.js';

@@ -1,0 +1,56 @@
+import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI } from 'werift';
+import type { SfuOptionsInput } from '../options.js';
+
+/** SFU options that keep every connection on 127.0.0.1, for tests and benchmarks on one machine. */
+export const loopbackSfuOptions = {
+  ice: { hostAddresses: ['127.0.0.1'], onlyAddresses: ['127.0.0.1'] },
+} satisfies SfuOptionsInput;
+
+/**
+ * A werift client connection on loopback, with Opus or VP8 (+RTX) like a browser would offer;
+ * `videoPayloadType` picks VP8's payload type (RTX takes the next one), as browsers differ there.
+ */
+export function createLoopbackPeer(kind: 'audio' | 'video', videoPayloadType = 96): RTCPeerConnection {
+  return new RTCPeerConnection({
+    codecs:
+      kind === 'audio'
+        ? {
+            audio: [new RTCRtpCodecParameters({ mimeType: 'audio/opus', clockRate: 48_000, channels: 2 })],
+            video: [],
+          }
+        : {
+            audio: [],
+            video: [
+              new RTCRtpCodecParameters({
+                mimeType: 'video/VP8',
+                clockRate: 90_000,
+                payloadType: videoPayloadType,
+                rtcpFeedback: [useNACK(), usePLI()],
+              }),
+              new RTCRtpCodecParameters({
+                mimeType: 'video/rtx',
+                clockRate: 90_000,
+                payloadType: videoPayloadType + 1,
+              }),
+            ],
+          },
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    iceFilterCandidatePair: (pair) =>
+      pair.localCandidate.host === '127.0.0.1' && pair.remoteCandidate.host === '127.0.0.1',
+  });
+}
+
+/** Resolves when `predicate` holds, polling every 20 ms; rejects with `message` after `timeoutMs`. */
+export async function waitFor(predicate: () => boolean, message: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${message}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The local description after gathering, as the SDP text a client would send. */
+export async function localSdp(peer: RTCPeerConnection, type: 'offer' | 'answer'): Promise<string> {
+  await peer.setLocalDescription(type === 'offer' ? await peer.createOffer() : await peer.createAnswer());
+  return peer.localDescription?.sdp ?? '';
+}

@@ -1,0 +1,53 @@
+/** What {@link syntheticVp8Frame} puts in a frame. */
+export interface SyntheticFrameOptions {
+  keyframe: boolean;
+  /** Frame number, written into every packet. */
+  frameNumber: number;
+  /** Total payload bytes of the frame. */
+  frameBytes: number;
+  /** Largest payload of one packet. */
+  maxPacketBytes: number;
+  /** Sender's clock (ms since the epoch, fractional), written into every packet for latency. */
+  sentAtMs: number;
+}
+
+/** Bytes of the marker each synthetic packet carries after its VP8 headers. */
+const metadataBytes = 12;
+
+/**
+ * RTP payloads of one synthetic VP8 frame: RFC 7741 payload descriptors with the start bit on the
+ * first packet, a VP8 payload header (key frame flag and, for keyframes, the start code and a
+ * 320x240 size), then frame number and send time. Not decodable video, but what an SFU sees. Pure.
+ */
+export function syntheticVp8Frame(options: SyntheticFrameOptions): Buffer[] {
+  const payloads: Buffer[] = [];
+  let remaining = Math.max(options.frameBytes, 32);
+  while (remaining > 0) {
+    const first = payloads.length === 0;
+    const size = Math.min(options.maxPacketBytes, remaining);
+    const payload = Buffer.alloc(Math.max(size, 1 + 10 + metadataBytes));
+    payload[0] = first ? 0x10 : 0x00;
+    let offset = 1;
+    if (first) {
+      payload[1] = options.keyframe ? 0x00 : 0x01;
+      offset = 4;
+      if (options.keyframe) {
+        payload.set([0x9d, 0x01, 0x2a, 0x40, 0x01, 0xf0, 0x00], offset);
+        offset += 7;
+      }
+    }
+    payload.writeUInt32BE(options.frameNumber >>> 0, offset);
+    payload.writeDoubleBE(options.sentAtMs, offset + 4);
+    payloads.push(payload);
+    remaining -= payload.length;
+  }
+  return payloads;
+}
+
+/** Frame number and send time of a synthetic packet, or `undefined` for other payloads. Pure. */
+export function readSyntheticVp8(payload: Buffer): { frameNumber: number; sentAtMs: number } | undefined {
+  const first = ((payload[0] ?? 0) & 0x10) !== 0;
+  const offset = first ? (((payload[1] ?? 1) & 0x01) === 0 ? 11 : 4) : 1;
+  if (payload.length < offset + metadataBytes) return undefined;
+  return { frameNumber: payload.readUInt32BE(offset), sentAtMs: payload.readDoubleBE(offset + 4) };
+}

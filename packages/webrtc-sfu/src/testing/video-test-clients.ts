@@ -1,0 +1,164 @@
+import {
+  GenericNack,
+  MediaStreamTrack,
+  type RTCPeerConnection,
+  RtcpTransportLayerFeedback,
+  RtpHeader,
+  RtpPacket,
+} from 'werift';
+import { createLoopbackPeer, localSdp } from './loopback.js';
+import { syntheticVp8Frame } from './synthetic-vp8.js';
+
+/** How a {@link VideoTestPublisher} sends. */
+export interface PublishRate {
+  /** Bits per second of payload. @default 1_000_000 */
+  bitrate?: number;
+  /** Frames per second. @default 30 */
+  framesPerSecond?: number;
+  /** A keyframe every this many frames, besides those asked for by PLI. @default 300 */
+  keyframeInterval?: number;
+}
+
+/** The sender's wall clock in ms, comparable across processes on one machine. */
+export function wallClockMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/**
+ * A werift client that publishes synthetic VP8 (see {@link syntheticVp8Frame}) and answers keyframe
+ * requests (PLI) with a keyframe on the next frame.
+ */
+export class VideoTestPublisher {
+  readonly peer: RTCPeerConnection;
+  /** PLIs received from the SFU. */
+  keyframeRequests = 0;
+  framesSent = 0;
+  packetsSent = 0;
+  readonly #track = new MediaStreamTrack({ kind: 'video' });
+  #sequenceNumber = 1000;
+  #keyframeWanted = true;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `payloadType` is VP8's payload type in the publisher's offer. */
+  constructor(options: { payloadType?: number } = {}) {
+    this.peer = createLoopbackPeer('video', options.payloadType);
+    const transceiver = this.peer.addTransceiver(this.#track, { direction: 'sendonly' });
+    transceiver.sender.onPictureLossIndication.subscribe(() => {
+      this.keyframeRequests += 1;
+      this.#keyframeWanted = true;
+    });
+  }
+
+  createOffer(): Promise<string> {
+    return localSdp(this.peer, 'offer');
+  }
+
+  acceptAnswer(sdp: string): Promise<void> {
+    return this.peer.setRemoteDescription({ type: 'answer', sdp });
+  }
+
+  /** Sends frames until {@link VideoTestPublisher.stop}. */
+  start(rate: PublishRate = {}): void {
+    this.stop();
+    const { bitrate = 1_000_000, framesPerSecond = 30, keyframeInterval = 300 } = rate;
+    const frameBytes = Math.round(bitrate / 8 / framesPerSecond);
+    this.#timer = setInterval(() => {
+      const keyframe = this.#keyframeWanted || this.framesSent % keyframeInterval === 0;
+      this.#keyframeWanted = false;
+      this.sendFrame(keyframe, frameBytes);
+    }, 1000 / framesPerSecond);
+  }
+
+  /** Sends one frame now. */
+  sendFrame(keyframe: boolean, frameBytes = 4_000): void {
+    const payloads = syntheticVp8Frame({
+      keyframe,
+      frameNumber: this.framesSent,
+      frameBytes,
+      maxPacketBytes: 1_100,
+      sentAtMs: wallClockMs(),
+    });
+    const timestamp = (this.framesSent * 3_000) % 0x1_0000_0000;
+    payloads.forEach((payload, index) => {
+      const sequenceNumber = this.#sequenceNumber;
+      this.#sequenceNumber = (this.#sequenceNumber + 1) % 0x1_0000;
+      const header = new RtpHeader({
+        payloadType: 96,
+        sequenceNumber,
+        timestamp,
+        marker: index === payloads.length - 1,
+      });
+      this.packetsSent += 1;
+      this.#track.writeRtp(new RtpPacket(header, payload));
+    });
+    this.framesSent += 1;
+  }
+
+  /** Stops sending frames. */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    await this.peer.close();
+  }
+}
+
+/** One received RTP packet of a {@link VideoTestSubscriber}. */
+export interface ReceivedPacket {
+  mid: string;
+  packet: RtpPacket;
+  receivedAtMs: number;
+}
+
+/** A werift client that answers the SFU's subscription offers and records what arrives per mid. */
+export class VideoTestSubscriber {
+  readonly peer: RTCPeerConnection = createLoopbackPeer('video');
+  /** Every packet received, unless {@link VideoTestSubscriber.keepPackets} is false. */
+  readonly packets: ReceivedPacket[] = [];
+  /** Packets received per mid. */
+  readonly counts = new Map<string, number>();
+  keepPackets = true;
+  onPacket: ((received: ReceivedPacket) => void) | undefined;
+
+  constructor() {
+    this.peer.onTrack.subscribe((track) => {
+      const transceiver = this.peer
+        .getTransceivers()
+        .find((candidate) => candidate.receiver.tracks.includes(track));
+      track.onReceiveRtp.subscribe((packet) => {
+        const received = { mid: transceiver?.mid ?? '', packet, receivedAtMs: wallClockMs() };
+        this.counts.set(received.mid, (this.counts.get(received.mid) ?? 0) + 1);
+        if (this.keepPackets) this.packets.push(received);
+        this.onPacket?.(received);
+      });
+    });
+  }
+
+  /** Applies the SFU's offer and returns the answer. */
+  async answer(offer: string): Promise<string> {
+    await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
+    return localSdp(this.peer, 'answer');
+  }
+
+  /** Packets received on `mid`. */
+  count(mid: string): number {
+    return this.counts.get(mid) ?? 0;
+  }
+
+  /** Sends a NACK for `lost` sequence numbers of the stream on `mid`, as a receiver that lost them would. */
+  async sendNack(mid: string, lost: number[]): Promise<void> {
+    const transceiver = this.peer.getTransceivers().find((candidate) => candidate.mid === mid);
+    const mediaSourceSsrc = this.packets.find((received) => received.mid === mid)?.packet.header.ssrc;
+    if (transceiver === undefined || mediaSourceSsrc === undefined)
+      throw new Error(`nothing received on mid ${mid}`);
+    const feedback = new GenericNack({ senderSsrc: transceiver.receiver.rtcpSsrc, mediaSourceSsrc, lost });
+    await transceiver.receiver.dtlsTransport.sendRtcp([new RtcpTransportLayerFeedback({ feedback })]);
+  }
+
+  async close(): Promise<void> {
+    await this.peer.close();
+  }
+}

@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSfu, type Router, type Sfu, type TalkingChange } from '../src/index.js';
+import { AudioTestClient, loopbackSfuOptions, rms, toneShare, waitFor } from '../src/testing/index.js';
+
+let sfu: Sfu;
+const clients: AudioTestClient[] = [];
+
+afterEach(async () => {
+  sfu?.close();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function join(router: Router, participantId: string): Promise<AudioTestClient> {
+  const client = new AudioTestClient();
+  clients.push(client);
+  const session = router.createSession(participantId);
+  await client.acceptAnswer(await session.answerAudioOffer(await client.createOffer()));
+  await waitFor(() => client.peer.connectionState === 'connected', `${participantId} connected`);
+  return client;
+}
+
+describe('audio bridge', () => {
+  it("mixes A's tone into B's stream and C's, and nobody hears their own voice", async () => {
+    sfu = createSfu(loopbackSfuOptions);
+    const router = sfu.createRouter();
+    const talking: TalkingChange[] = [];
+    router.on('talking', (change) => talking.push(change));
+    const alice = await join(router, 'alice');
+    const bob = await join(router, 'bob');
+    const carol = await join(router, 'carol');
+    for (const id of ['alice', 'bob', 'carol']) router.requireSession(id).setAudioEnabled(true);
+    alice.startTone(440);
+    bob.startTone(1_000);
+
+    await waitFor(
+      () => bob.received.length > 60 && alice.received.length > 60 && carol.received.length > 60,
+      'mixed audio',
+    );
+    const heardByBob = bob.samplesSince(bob.received.length - 40);
+    const heardByAlice = alice.samplesSince(alice.received.length - 40);
+    const heardByCarol = carol.samplesSince(carol.received.length - 40);
+    expect(rms(heardByBob)).toBeGreaterThan(2_000);
+    expect(toneShare(heardByBob, 440, 48_000)).toBeGreaterThan(0.8);
+    expect(toneShare(heardByBob, 1_000, 48_000)).toBeLessThan(0.02);
+    expect(toneShare(heardByAlice, 1_000, 48_000)).toBeGreaterThan(0.8);
+    expect(toneShare(heardByAlice, 440, 48_000)).toBeLessThan(0.02);
+    expect(toneShare(heardByCarol, 440, 48_000)).toBeGreaterThan(0.3);
+    expect(toneShare(heardByCarol, 1_000, 48_000)).toBeGreaterThan(0.3);
+    expect(talking).toContainEqual({ participantId: 'alice', talking: true });
+    expect(talking).toContainEqual({ participantId: 'bob', talking: true });
+    expect(talking.some((change) => change.participantId === 'carol')).toBe(false);
+  });
+
+  it('leaves a muted participant out of the mix and reports that it stopped talking', async () => {
+    sfu = createSfu(loopbackSfuOptions);
+    const router = sfu.createRouter();
+    const talking: TalkingChange[] = [];
+    router.on('talking', (change) => talking.push(change));
+    const alice = await join(router, 'alice');
+    const bob = await join(router, 'bob');
+    router.requireSession('alice').setAudioEnabled(true);
+    alice.startTone(440);
+    await waitFor(() => bob.received.length > 20, 'audio before muting');
+    await waitFor(() => talking.length > 0, 'talking');
+
+    expect(router.requireSession('alice').setAudioEnabled(false)).toBe(true);
+    expect(talking.at(-1)).toEqual({ participantId: 'alice', talking: false });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const mutedFrom = bob.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(bob.received.length).toBe(mutedFrom);
+  });
+
+  it('sends nothing from a participant who joined but never unmuted (joins start muted)', async () => {
+    sfu = createSfu(loopbackSfuOptions);
+    const router = sfu.createRouter();
+    const alice = await join(router, 'alice');
+    const bob = await join(router, 'bob');
+    alice.startTone(440);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(router.requireSession('alice').audioEnabled).toBe(false);
+    expect(bob.packetsReceived).toBe(0);
+  });
+});
