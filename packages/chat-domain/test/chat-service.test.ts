@@ -47,8 +47,7 @@ describe('chat service', () => {
     const room = await group();
     expect(room.members).toEqual([
       { userId: alice.userId, owner: true },
-      { userId: bob.userId, owner: false },
-      { userId: carol.userId, owner: false },
+      ...[bob.userId, carol.userId].sort().map((userId) => ({ userId, owner: false })),
     ]);
     expect(room.userSettings).toEqual({ muted: false });
     expect(types(bob)).toEqual(['ROOM_CREATED', 'ROOM_SYSTEM_MESSAGE', 'ROOM_SYSTEM_MESSAGE']);

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { loadOrCreateLocalSecret } from './auth/auth-secret.js';
 import { type Authenticator, createAuthenticator } from './auth/authenticator.js';
+import { createChatFeature } from './chat/chat-feature.js';
 import type { ServerConfig } from './config.js';
 import type { FeatureContext, ServerFeature } from './feature.js';
 import { createHealthRouter } from './health/health-routes.js';
@@ -41,7 +42,7 @@ export type ServerApp = Express & {
 
 /** The features of the reference server, in mounting order. */
 export async function defaultFeatures(context: FeatureContext): Promise<ServerFeature[]> {
-  return [await createPreviewFeature(context)];
+  return [await createPreviewFeature(context), await createChatFeature(context)];
 }
 
 function defaultAuthenticator(config: ServerConfig): Authenticator {

@@ -39,6 +39,20 @@ export const environmentSchema = z.object({
   PREVIEW_MAX_CONCURRENT_RENDERS: integer(1).default(4),
   /** Renders waiting for a slot; past it requests get 503 with Retry-After. */
   PREVIEW_MAX_QUEUED_RENDERS: integer(0).default(32),
+  /** Chat database: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/chat.db`. */
+  CHAT_DATABASE_URL: optionalText,
+  /** Folder of chat attachment and room picture bytes; default `<DATA_DIR>/chat-blobs`. */
+  CHAT_BLOB_DIR: optionalText,
+  /** Redis URL carrying chat events between server instances; default: events stay in this process. */
+  CHAT_REDIS_URL: optionalText,
+  /** Base URL of a user service asked whether invitees exist (`GET /users/id/{id}`); default: every UUID is a user. */
+  CHAT_USER_DIRECTORY_URL: optionalText.pipe(z.url().optional()),
+  /** Largest chat attachment, in bytes (413 past it, refused before it is stored). */
+  CHAT_MAX_ATTACHMENT_BYTES: integer(1).default(50 * 1024 * 1024),
+  /** Largest room picture, in bytes (400 past it). */
+  CHAT_MAX_PICTURE_BYTES: integer(1).default(512 * 1024),
+  /** Most people in a group or temporary room. */
+  CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
   /** HS256 secret for bearer tokens; default: a random secret kept in `<DATA_DIR>/auth-secret`. */
   AUTH_JWT_SECRET: optionalText,
   /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
@@ -65,6 +79,15 @@ export interface ServerConfig {
     maxOutputSide: number;
     maxConcurrentRenders: number;
     maxQueuedRenders: number;
+  };
+  chat: {
+    databaseUrl: string;
+    blobDirectory: string;
+    redisUrl: string | undefined;
+    userDirectoryUrl: string | undefined;
+    maxAttachmentBytes: number;
+    maxPictureBytes: number;
+    maxRoomMembers: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined };
   publicUrl: string | undefined;
@@ -109,6 +132,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxOutputSide: values.PREVIEW_MAX_OUTPUT_SIDE,
       maxConcurrentRenders: values.PREVIEW_MAX_CONCURRENT_RENDERS,
       maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
+    },
+    chat: {
+      databaseUrl: values.CHAT_DATABASE_URL ?? path.join(dataDir, 'chat.db'),
+      blobDirectory: path.resolve(values.CHAT_BLOB_DIR ?? path.join(dataDir, 'chat-blobs')),
+      redisUrl: values.CHAT_REDIS_URL,
+      userDirectoryUrl: values.CHAT_USER_DIRECTORY_URL,
+      maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,
+      maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,
+      maxRoomMembers: values.CHAT_MAX_ROOM_MEMBERS,
     },
     auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
     publicUrl: values.PUBLIC_URL,

@@ -44,7 +44,7 @@ export interface ChatStore {
   deleteRoom(roomId: string): Promise<boolean>;
 
   getMember(roomId: string, userId: string): Promise<MemberRecord | undefined>;
-  /** Members in the order they joined. */
+  /** Members in the order they joined; owners first among those who joined at the same time, then by id. */
   listMembers(roomId: string): Promise<MemberRecord[]>;
   /**
    * Adds a member, with settings when `settings` is given.

@@ -2,6 +2,7 @@ import { ChatError } from '../errors.js';
 import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
 import type { Actor, Room, RoomRecord } from '../model.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
+import { compareMembersInJoinOrder } from '../stores/ordering.js';
 import type { ServiceContext } from './context.js';
 import { roomView } from './views.js';
 
@@ -60,7 +61,7 @@ export function createRoomOperations(context: ServiceContext) {
         memberIds,
       );
     }
-    return roomView(room, members, null);
+    return roomView(room, [...members].sort(compareMembersInJoinOrder), null);
   }
 
   async function listRooms(actor: Actor, extraFields: unknown): Promise<Room[]> {

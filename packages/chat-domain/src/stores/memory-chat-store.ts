@@ -8,7 +8,12 @@ import type {
   RoomUserSettingsRecord,
 } from '../model.js';
 import type { AttachmentCursor, ChatStore, RoomChanges } from '../ports/chat-store.js';
-import { compareAttachmentsNewestFirst, compareRoomsOldestFirst, isAfterCursor } from './ordering.js';
+import {
+  compareAttachmentsNewestFirst,
+  compareMembersInJoinOrder,
+  compareRoomsOldestFirst,
+  isAfterCursor,
+} from './ordering.js';
 
 function roomMissing(roomId: string): ChatError {
   return new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
@@ -41,7 +46,9 @@ export function createMemoryChatStore(): ChatStore {
     settings.delete(settingsKey(roomId, userId));
   };
   const membersOf = (roomId: string) =>
-    [...(members.get(roomId)?.values() ?? [])].map((member) => ({ ...member }));
+    [...(members.get(roomId)?.values() ?? [])]
+      .sort(compareMembersInJoinOrder)
+      .map((member) => ({ ...member }));
   const upsertSettings = (roomId: string, userId: string, change: Partial<RoomUserSettingsRecord>) => {
     existingRoom(roomId);
     const current = settings.get(settingsKey(roomId, userId)) ?? { muted: false, clearedAt: null };

@@ -1,4 +1,4 @@
-import type { AttachmentRecord, RoomRecord } from '../model.js';
+import type { AttachmentRecord, MemberRecord, RoomRecord } from '../model.js';
 import type { AttachmentCursor } from '../ports/chat-store.js';
 
 /** Rooms by creation, then id. */
@@ -19,4 +19,12 @@ export function isAfterCursor(attachment: AttachmentRecord, cursor: AttachmentCu
   const time = attachment.createdAt.getTime();
   const cursorTime = cursor.createdAt.getTime();
   return time < cursorTime || (time === cursorTime && attachment.id < cursor.id);
+}
+
+/** Members in join order; owners first among members who joined together, then by id. */
+export function compareMembersInJoinOrder(left: MemberRecord, right: MemberRecord): number {
+  const byDate = left.joinedAt.getTime() - right.joinedAt.getTime();
+  if (byDate !== 0) return byDate;
+  if (left.owner !== right.owner) return left.owner ? -1 : 1;
+  return left.userId < right.userId ? -1 : left.userId > right.userId ? 1 : 0;
 }

@@ -156,7 +156,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
       if (include.members && roomRows.length > 0) {
         const memberRows = await rows<MemberRow & { room_id: string }>(
           `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
-           WHERE room_id = ANY($1::uuid[]) ORDER BY room_id, joined_at, user_id`,
+           WHERE room_id = ANY($1::uuid[]) ORDER BY room_id, joined_at, owner DESC, user_id`,
           [roomRows.map((row) => row.id)],
         );
         for (const row of memberRows) {
@@ -205,7 +205,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     },
     async listMembers(roomId) {
       const memberRows = await rows<MemberRow>(
-        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 ORDER BY joined_at, user_id',
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 ORDER BY joined_at, owner DESC, user_id',
         [roomId],
       );
       return memberRows.map(memberFromRow);

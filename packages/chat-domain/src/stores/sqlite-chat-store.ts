@@ -169,7 +169,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
       ? groupMembers(
           sql(
             `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
-             WHERE room_id IN (SELECT room_id FROM chat_room_members WHERE user_id = ?) ORDER BY room_id, joined_at, user_id`,
+             WHERE room_id IN (SELECT room_id FROM chat_room_members WHERE user_id = ?) ORDER BY room_id, joined_at, owner DESC, user_id`,
           ).all(userId) as MemberRow[],
         )
       : undefined;
@@ -233,7 +233,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
     },
     async listMembers(roomId) {
       const rows = sql(
-        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = ? ORDER BY joined_at, user_id',
+        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = ? ORDER BY joined_at, owner DESC, user_id',
       ).all(roomId) as MemberRow[];
       return rows.map(memberFromRow);
     },

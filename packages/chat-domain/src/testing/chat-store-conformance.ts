@@ -87,6 +87,21 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       });
     });
 
+    it('lists members in join order, owners first among those who joined together, then by id', async () => {
+      const room = roomFixture(t0);
+      const [first, second] = [bob, carol].sort();
+      await store.insertRoom(room, [
+        memberFixture(second as string, false, t0),
+        memberFixture(first as string, false, t0),
+        memberFixture(alice, true, t0),
+      ]);
+      await store.insertMember(room.id, memberFixture(randomUUID(), true, t0 - 1));
+      const order = (await store.listMembers(room.id)).slice(1).map((member) => member.userId);
+      expect(order).toEqual([alice, first, second]);
+      const listed = await store.listRoomsOfUser(alice, { members: true, settings: false });
+      expect(listed[0]?.members?.slice(1).map((member) => member.userId)).toEqual([alice, first, second]);
+    });
+
     it('removes a member together with the member settings', async () => {
       const room = await groupOf();
       await store.setMuted(room.id, bob, true);

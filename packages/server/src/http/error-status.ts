@@ -1,3 +1,4 @@
+import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
 import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
 
@@ -22,7 +23,7 @@ export interface LibraryErrorMapper {
 }
 
 /** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
-const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper];
+const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper, chatErrorMapper];
 
 interface BodyParserError {
   status: number;

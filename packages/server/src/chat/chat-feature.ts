@@ -1,0 +1,95 @@
+import {
+  type ChatService,
+  type Clock,
+  createChatService,
+  type MessageDispatcher,
+} from '@collab-suite/chat-domain';
+import { Router } from 'express';
+import type { FeatureContext, ServerFeature } from '../feature.js';
+import { createErrorHandler } from '../http/error-handler.js';
+import { requireChatActor } from './actor.js';
+import { chatOpenApi } from './chat-openapi.js';
+import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
+import { chatErrorBody } from './error-status.js';
+import { createEventsSocket } from './events-socket.js';
+import { createFileRoutes } from './file-routes.js';
+import { createRoomRoutes } from './room-routes.js';
+
+/** Ports tests may replace; the rest comes from the configuration. */
+export interface ChatFeatureOverrides extends Partial<ChatPorts> {
+  dispatcher?: MessageDispatcher;
+  clock?: Clock;
+}
+
+/** The chat API feature plus its service, for tests and benchmarks. */
+export type ChatFeature = ServerFeature & { service: ChatService };
+
+/** The chat rooms API at `/` (`/rooms`, `/attachments`) and the `/events` WebSocket. */
+export async function createChatFeature(
+  context: FeatureContext,
+  overrides: ChatFeatureOverrides = {},
+): Promise<ChatFeature> {
+  const { config, logger, authenticator } = context;
+  const ports = await chatPortsFromConfig(config, logger, overrides);
+  const service = createChatService({
+    ...ports,
+    ...(overrides.dispatcher ? { dispatcher: overrides.dispatcher } : {}),
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
+    limits: {
+      maxAttachmentBytes: config.chat.maxAttachmentBytes,
+      maxPictureBytes: config.chat.maxPictureBytes,
+      maxRoomMembers: config.chat.maxRoomMembers,
+    },
+    onBackgroundError: (error, during) => logger.error({ err: error, during }, 'chat background task failed'),
+  });
+  await service.purgeDeletedBlobs();
+  const socket = createEventsSocket({ authenticator, events: ports.events, logger });
+
+  const router = Router();
+  router.use(['/rooms', '/attachments'], requireChatActor(authenticator));
+  router.use(createRoomRoutes(service));
+  router.use(createFileRoutes(service));
+  router.use(['/rooms', '/attachments'], createErrorHandler(chatErrorBody));
+
+  let closing: Promise<void> | undefined;
+  return {
+    name: 'chat',
+    basePath: '/',
+    router,
+    openapi: chatOpenApi,
+    service,
+    health: [
+      {
+        name: 'chat-database',
+        required: true,
+        unavailableStatus: 503,
+        unavailableMessage: 'the chat database does not answer',
+        check: async () => {
+          try {
+            await ports.store.listPendingBlobDeletions(1);
+            return { live: true, ready: true, details: { kind: chatDatabaseKind(config.chat.databaseUrl) } };
+          } catch {
+            return { live: true, ready: false };
+          }
+        },
+      },
+      {
+        name: 'chat-events',
+        required: false,
+        check: async () => ({
+          live: true,
+          ready: true,
+          details: { bus: config.chat.redisUrl ? 'redis' : 'in-process', sockets: socket.size() },
+        }),
+      },
+    ],
+    attach: (server) => socket.attach(server),
+    close() {
+      closing ??= (async () => {
+        await socket.close();
+        await Promise.allSettled([ports.events.close(), ports.store.close()]);
+      })();
+      return closing;
+    },
+  };
+}

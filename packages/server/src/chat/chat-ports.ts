@@ -1,0 +1,62 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type BlobStore,
+  type ChatStore,
+  createDiskBlobStore,
+  createHttpUserDirectory,
+  createMemoryEventBus,
+  createOpenUserDirectory,
+  createSqliteChatStore,
+  type EventBus,
+  openPostgresChatStore,
+  openRedisEventBus,
+  type UserDirectory,
+} from '@collab-suite/chat-domain';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../config.js';
+
+/** The chat ports the server builds from its configuration. */
+export interface ChatPorts {
+  store: ChatStore;
+  blobs: BlobStore;
+  users: UserDirectory;
+  events: EventBus;
+}
+
+/** Which kind of database `databaseUrl` names. */
+export function chatDatabaseKind(databaseUrl: string): 'postgres' | 'sqlite' {
+  return /^postgres(ql)?:\/\//i.test(databaseUrl) ? 'postgres' : 'sqlite';
+}
+
+/** Opens the chat store: PostgreSQL for a `postgres://` URL, else a SQLite file (migrated on open). */
+export async function openChatStore(databaseUrl: string): Promise<ChatStore> {
+  if (chatDatabaseKind(databaseUrl) === 'postgres')
+    return openPostgresChatStore({ connectionString: databaseUrl });
+  const filename = databaseUrl.replace(/^sqlite:(\/\/)?/i, '');
+  if (filename !== ':memory:') await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
+  return createSqliteChatStore({ filename });
+}
+
+/** Builds each port not given in `overrides` from `config.chat`. */
+export async function chatPortsFromConfig(
+  config: ServerConfig,
+  logger: Logger,
+  overrides: Partial<ChatPorts> = {},
+): Promise<ChatPorts> {
+  const { chat } = config;
+  const store = overrides.store ?? (await openChatStore(chat.databaseUrl));
+  const blobs = overrides.blobs ?? createDiskBlobStore({ directory: chat.blobDirectory });
+  const users =
+    overrides.users ??
+    (chat.userDirectoryUrl
+      ? createHttpUserDirectory({ baseUrl: chat.userDirectoryUrl })
+      : createOpenUserDirectory());
+  const onError = (error: unknown) => logger.warn({ err: error }, 'chat event bus error');
+  const events =
+    overrides.events ??
+    (chat.redisUrl
+      ? await openRedisEventBus({ url: chat.redisUrl, onError })
+      : createMemoryEventBus({ onListenerError: onError }));
+  return { store, blobs, users, events };
+}

@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type EventBus, type EventSubscription, isUuid } from '@collab-suite/chat-domain';
+import type { Logger } from 'pino';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { type Authenticator, readToken } from '../auth/authenticator.js';
+
+/** Options of {@link createEventsSocket}. */
+export interface EventsSocketOptions {
+  authenticator: Authenticator;
+  events: EventBus;
+  logger: Logger;
+  /** Path of the endpoint. @default '/events' */
+  path?: string;
+  /** Interval of protocol pings that detect dead peers; a peer missing one is dropped. @default 30000 */
+  heartbeatMs?: number;
+}
+
+/** The `/events` WebSocket endpoint. */
+export interface EventsSocket {
+  /** Accepts upgrades for the endpoint's path on `server`; other paths are left alone. */
+  attach(server: Server): void;
+  /** Open sessions. */
+  size(): number;
+  /** Closes every session. */
+  close(): Promise<void>;
+}
+
+/** Largest client message: clients only send pings. */
+const maxClientMessageBytes = 4096;
+
+function refuse(socket: Duplex, status: 401 | 500, reason: string): void {
+  const body = JSON.stringify({ code: status === 401 ? 'unauthenticated' : 'internal', message: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Internal Server Error'}\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Users' live event stream. On open the server sends `{"type":"websocketConnected","queueId"}`,
+ * answers `{"type":"ping"}` with `{"type":"pong"}`, and forwards every event published for the user
+ * (or for this session's queue id) on the {@link EventBus}.
+ */
+export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
+  const path = options.path ?? '/events';
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: maxClientMessageBytes });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  const open = async (socket: WebSocket, userId: string) => {
+    const queueId = randomUUID();
+    alive.set(socket, true);
+    let subscription: EventSubscription | undefined;
+    socket.on('pong', () => alive.set(socket, true));
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      try {
+        const message = JSON.parse(data.toString()) as { type?: unknown };
+        if (message?.type === 'ping') socket.send(JSON.stringify({ type: 'pong' }));
+      } catch {
+        // Clients send only pings; anything else is ignored.
+      }
+    });
+    socket.on('close', () => void subscription?.unsubscribe());
+    subscription = await options.events.subscribe(userId, (delivery) => {
+      if (delivery.queueId !== undefined && delivery.queueId !== queueId) return;
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(delivery.event));
+    });
+    if (socket.readyState !== socket.OPEN) {
+      await subscription.unsubscribe();
+      return;
+    }
+    socket.send(JSON.stringify({ type: 'websocketConnected', queueId }));
+  };
+
+  const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const token = readToken(request.headers);
+    if (!token)
+      return refuse(socket, 401, 'authentication required: send a bearer token or the ZM_AUTH_TOKEN cookie');
+    let userId: string;
+    try {
+      userId = (await options.authenticator.verify(token)).userId;
+    } catch (error) {
+      return refuse(socket, 401, error instanceof Error ? error.message : 'the token was refused');
+    }
+    if (!isUuid(userId)) return refuse(socket, 401, "expected the token's sub to be a user UUID");
+    sockets.handleUpgrade(request, socket, head, (webSocket) => {
+      open(webSocket, userId.toLowerCase()).catch((error: unknown) => {
+        options.logger.error({ err: error }, 'could not subscribe a WebSocket session to events');
+        webSocket.close(1011, 'events unavailable');
+      });
+    });
+  };
+
+  const heartbeat = setInterval(() => {
+    for (const socket of sockets.clients) {
+      if (!alive.get(socket)) {
+        socket.terminate();
+        continue;
+      }
+      alive.set(socket, false);
+      socket.ping();
+    }
+  }, options.heartbeatMs ?? 30_000);
+  heartbeat.unref();
+
+  return {
+    attach(server) {
+      server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+        if (pathname !== path) return;
+        upgrade(request, socket, head).catch((error: unknown) => {
+          options.logger.error({ err: error }, 'WebSocket upgrade failed');
+          refuse(socket, 500, 'internal server error');
+        });
+      });
+    },
+    size: () => sockets.clients.size,
+    async close() {
+      clearInterval(heartbeat);
+      for (const socket of sockets.clients) socket.close(1001, 'server stopping');
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import type { ChatService } from '@collab-suite/chat-domain';
+import express, { Router } from 'express';
+import { actorOf } from './actor.js';
+
+/** Largest JSON body of the room routes: a room with its member list fits many times over. */
+export const roomJsonLimit = '64kb';
+
+/** Rooms, members, owners, mute and clear-history routes. Auth runs before them. */
+export function createRoomRoutes(service: ChatService): Router {
+  const router = Router();
+  const json = express.json({ limit: roomJsonLimit });
+
+  router.get('/rooms', async (request, response) => {
+    response.json(await service.listRooms(actorOf(response), request.query.extraFields));
+  });
+  router.post('/rooms', json, async (request, response) => {
+    response.status(201).json(await service.createRoom(actorOf(response), request.body));
+  });
+  router.get('/rooms/:roomId', async (request, response) => {
+    response.json(await service.getRoom(actorOf(response), request.params.roomId));
+  });
+  router.put('/rooms/:roomId', json, async (request, response) => {
+    response.json(await service.updateRoom(actorOf(response), request.params.roomId, request.body));
+  });
+  router.delete('/rooms/:roomId', async (request, response) => {
+    await service.deleteRoom(actorOf(response), request.params.roomId);
+    response.status(204).end();
+  });
+
+  router.put('/rooms/:roomId/mute', async (request, response) => {
+    await service.muteRoom(actorOf(response), request.params.roomId);
+    response.status(204).end();
+  });
+  router.delete('/rooms/:roomId/mute', async (request, response) => {
+    await service.unmuteRoom(actorOf(response), request.params.roomId);
+    response.status(204).end();
+  });
+  router.put('/rooms/:roomId/clear', async (request, response) => {
+    response.json(await service.clearHistory(actorOf(response), request.params.roomId));
+  });
+
+  router.get('/rooms/:roomId/members', async (request, response) => {
+    response.json(await service.listMembers(actorOf(response), request.params.roomId));
+  });
+  router.post('/rooms/:roomId/members', json, async (request, response) => {
+    response
+      .status(201)
+      .json(await service.addMember(actorOf(response), request.params.roomId, request.body));
+  });
+  router.delete('/rooms/:roomId/members/:userId', async (request, response) => {
+    await service.removeMember(actorOf(response), request.params.roomId, request.params.userId);
+    response.status(204).end();
+  });
+  router.put('/rooms/:roomId/members/:userId/owner', async (request, response) => {
+    await service.setOwner(actorOf(response), request.params.roomId, request.params.userId, true);
+    response.status(204).end();
+  });
+  router.delete('/rooms/:roomId/members/:userId/owner', async (request, response) => {
+    await service.setOwner(actorOf(response), request.params.roomId, request.params.userId, false);
+    response.status(204).end();
+  });
+  return router;
+}
