@@ -15,6 +15,7 @@ import { createLogger } from './logger.js';
 import { createDocsRouter } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { createPreviewFeature } from './preview/preview-feature.js';
+import { createSamlFeature } from './saml/saml-feature.js';
 import { serverVersion } from './version.js';
 
 /** Options of {@link createApp}. */
@@ -42,7 +43,11 @@ export type ServerApp = Express & {
 
 /** The features of the reference server, in mounting order. */
 export async function defaultFeatures(context: FeatureContext): Promise<ServerFeature[]> {
-  return [await createPreviewFeature(context), await createChatFeature(context)];
+  return [
+    await createPreviewFeature(context),
+    await createChatFeature(context),
+    await createSamlFeature(context),
+  ];
 }
 
 function defaultAuthenticator(config: ServerConfig): Authenticator {

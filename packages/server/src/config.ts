@@ -53,6 +53,21 @@ export const environmentSchema = z.object({
   CHAT_MAX_PICTURE_BYTES: integer(1).default(512 * 1024),
   /** Most people in a group or temporary room. */
   CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
+  /** URL path the SAML configuration API is mounted under. */
+  SAML_BASE_PATH: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/)
+    .default('/admin/auth'),
+  /** SAML property store: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/saml.db`. */
+  SAML_DATABASE_URL: optionalText,
+  /** Largest SAML document accepted, in the body (413 past it) or downloaded from a URL (400 past it). */
+  SAML_MAX_DOCUMENT_BYTES: integer(1).default(1024 * 1024),
+  /** Time allowed to fetch a SAML document from a URL, redirects included, in milliseconds. */
+  SAML_FETCH_TIMEOUT_MS: integer(1).default(10_000),
+  /** Comma-separated private IPs or CIDR ranges SAML URL imports may reach anyway; default none. */
+  SAML_FETCH_ALLOWED_ADDRESSES: optionalText,
+  /** /saml-validate warns about certificates expiring within this many days. */
+  SAML_CERT_EXPIRY_WARNING_DAYS: integer(0).default(30),
   /** HS256 secret for bearer tokens; default: a random secret kept in `<DATA_DIR>/auth-secret`. */
   AUTH_JWT_SECRET: optionalText,
   /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
@@ -88,6 +103,14 @@ export interface ServerConfig {
     maxAttachmentBytes: number;
     maxPictureBytes: number;
     maxRoomMembers: number;
+  };
+  saml: {
+    basePath: string;
+    databaseUrl: string;
+    maxDocumentBytes: number;
+    fetchTimeoutMs: number;
+    fetchAllowedAddresses: string[];
+    expiryWarningDays: number;
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined };
   publicUrl: string | undefined;
@@ -141,6 +164,17 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,
       maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,
       maxRoomMembers: values.CHAT_MAX_ROOM_MEMBERS,
+    },
+    saml: {
+      basePath: values.SAML_BASE_PATH,
+      databaseUrl: values.SAML_DATABASE_URL ?? path.join(dataDir, 'saml.db'),
+      maxDocumentBytes: values.SAML_MAX_DOCUMENT_BYTES,
+      fetchTimeoutMs: values.SAML_FETCH_TIMEOUT_MS,
+      fetchAllowedAddresses: (values.SAML_FETCH_ALLOWED_ADDRESSES ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+      expiryWarningDays: values.SAML_CERT_EXPIRY_WARNING_DAYS,
     },
     auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
     publicUrl: values.PUBLIC_URL,

@@ -1,5 +1,6 @@
 import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
+import { samlErrorMapper } from '../saml/error-status.js';
 import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
 
 /** What the server answers for an error, before a feature formats the body. */
@@ -23,7 +24,7 @@ export interface LibraryErrorMapper {
 }
 
 /** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
-const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper, chatErrorMapper];
+const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper, chatErrorMapper, samlErrorMapper];
 
 interface BodyParserError {
   status: number;

@@ -1,0 +1,264 @@
+import { MAX_CERTIFICATE_DAYS, samlPropertyDefinitions, samlPropertyKeys } from '@collab-suite/saml-config';
+import type { OpenApiFragment } from '../openapi/openapi-document.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+const security = [{ bearer: [] }, { cookie: [] }];
+const tags = ['SAML configuration'];
+
+const domain = {
+  name: 'domain',
+  in: 'path',
+  required: true,
+  description:
+    'Mail domain (letters, digits, hyphens, dots; lower-cased; internationalised names as xn--). Anything else: 400.',
+  schema: { type: 'string', examples: ['example.com'] },
+};
+const query = (name: string, description: string, schema: unknown) => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
+const urlParameters = [
+  query(
+    'url',
+    'Fetch the document from this https URL instead of the body (public addresses only, size and time bounded).',
+    { type: 'string', format: 'uri' },
+  ),
+  query(
+    'allowUnsecure',
+    'With url: accept plain http and an invalid or self-signed TLS certificate, for this request only.',
+    { type: 'boolean', default: false },
+  ),
+  query('entityId', 'With metadata listing several identity providers: the entityID to import.', {
+    type: 'string',
+  }),
+];
+
+const errors = {
+  400: {
+    description: 'The operation failed; `error` says why, `errors` lists each problem.',
+    content: json(ref('SamlError')),
+  },
+  401: { description: 'No or invalid token.', content: json(ref('SamlError')) },
+  403: { description: 'The token has no admin role.', content: json(ref('SamlError')) },
+};
+const propertiesResponse = (description: string) => ({
+  200: { description, content: json(ref('SAMLProperties')) },
+  ...errors,
+});
+const documentBody = {
+  required: false,
+  content: {
+    'application/json': { schema: ref('SAMLProperties') },
+    'application/xml': {
+      schema: {
+        type: 'string',
+        description: 'A SAMLProperties document or IdP metadata (EntityDescriptor). No DOCTYPE.',
+      },
+    },
+  },
+};
+
+const propertySchemas = Object.fromEntries(
+  samlPropertyKeys.map((key) => [
+    key,
+    { type: samlPropertyDefinitions[key].kind === 'boolean' ? 'boolean' : 'string' },
+  ]),
+);
+
+const issue = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: {
+    code: { type: 'string', examples: ['idp_cert_or_fingerprint_not_found_and_required'] },
+    key: { type: 'string' },
+    message: { type: 'string' },
+  },
+};
+
+const validateResponses = {
+  200: {
+    description:
+      'Valid: the validated properties (with `details=true`: `{ok, properties, errors, warnings, certificates}`). Warning codes are also in `X-Saml-Warnings`, the IdP certificate expiry in `X-Saml-Idp-Cert-Not-After`.',
+    content: json(ref('SAMLProperties')),
+  },
+  400: {
+    description: 'Invalid: `{ok:false, error, errors, warnings, certificates}`.',
+    content: json(ref('SamlValidationError')),
+  },
+  401: errors[401],
+  403: errors[403],
+};
+
+const generateParameters = [
+  query('days', `Validity in days, 1 to ${MAX_CERTIFICATE_DAYS}.`, {
+    type: 'integer',
+    default: 365,
+    minimum: 1,
+    maximum: MAX_CERTIFICATE_DAYS,
+  }),
+  query('digest', 'Signature digest (SHA1 is deprecated and reported).', {
+    type: 'string',
+    enum: ['SHA1', 'SHA256', 'SHA384', 'SHA512'],
+    default: 'SHA256',
+  }),
+  query('encryption', 'Key algorithm and size.', {
+    type: 'string',
+    enum: ['RSA', 'RSA:2048', 'RSA:4096'],
+    default: 'RSA:2048',
+  }),
+  query('country', 'Two-letter country code (C).', { type: 'string', pattern: '^[A-Za-z]{2}$' }),
+  query('state', 'State or province (ST), up to 128 characters.', { type: 'string' }),
+  query('location', 'City (L), up to 128 characters.', { type: 'string' }),
+  query('organization', 'Organization (O), up to 64 characters; commas and = stay inside the value.', {
+    type: 'string',
+  }),
+  query('organizationalUnit', 'Organizational unit (OU), up to 64 characters.', { type: 'string' }),
+];
+
+/** OpenAPI description of the SAML configuration routes, relative to SAML_BASE_PATH. */
+export const samlOpenApi: OpenApiFragment = {
+  tags: [
+    {
+      name: 'SAML configuration',
+      description: 'Per-domain SAML single-sign-on settings (administrators only).',
+    },
+  ],
+  paths: {
+    '/saml/{domain}': {
+      get: {
+        tags,
+        security,
+        summary: 'Read all or some properties (defaults applied unless raw).',
+        parameters: [
+          domain,
+          query('keys', 'Comma-delimited property names; an unknown name is a 400 naming it.', {
+            type: 'string',
+          }),
+          query('raw', 'When true, defaults are not applied and only stored properties are returned.', {
+            type: 'boolean',
+            default: false,
+          }),
+        ],
+        responses: propertiesResponse('The properties.'),
+      },
+      put: {
+        tags,
+        security,
+        summary:
+          'Set only the supplied properties (null or blank removes one); returns the stored properties.',
+        parameters: [domain],
+        requestBody: { required: false, content: json(ref('SAMLProperties')) },
+        responses: propertiesResponse('The stored properties.'),
+      },
+      post: {
+        tags,
+        security,
+        summary: 'Import a whole configuration (JSON or SAMLProperties XML) or IdP metadata, atomically.',
+        description:
+          'JSON and SAMLProperties replace every stored property; IdP metadata replaces the idp.* properties only. Import warnings are in `X-Saml-Warnings`.',
+        parameters: [
+          domain,
+          ...urlParameters,
+          query('validate', 'Validate the result first; store nothing when invalid.', {
+            type: 'boolean',
+            default: false,
+          }),
+        ],
+        requestBody: documentBody,
+        responses: {
+          ...propertiesResponse('The stored properties.'),
+          413: { description: 'Body over SAML_MAX_DOCUMENT_BYTES.', content: json(ref('SamlError')) },
+        },
+      },
+      delete: {
+        tags,
+        security,
+        summary: 'Remove the listed properties, or all of them.',
+        parameters: [
+          domain,
+          query('keys', 'Comma-delimited names; when missing, every property is removed.', {
+            type: 'string',
+          }),
+        ],
+        responses: propertiesResponse('The stored properties left.'),
+      },
+    },
+    '/saml-validate/{domain}': {
+      get: {
+        tags,
+        security,
+        summary: 'Validate the domain’s configuration, certificates included.',
+        parameters: [
+          domain,
+          query('details', 'Answer the full report instead of the properties.', {
+            type: 'boolean',
+            default: false,
+          }),
+        ],
+        responses: validateResponses,
+      },
+    },
+    '/saml-validate': {
+      post: {
+        tags,
+        security,
+        summary: 'Validate a supplied or fetched document without storing it.',
+        parameters: [
+          ...urlParameters,
+          query('details', 'Answer the full report instead of the properties.', {
+            type: 'boolean',
+            default: false,
+          }),
+        ],
+        requestBody: documentBody,
+        responses: validateResponses,
+      },
+    },
+    '/saml-generate/{domain}': {
+      post: {
+        tags,
+        security,
+        summary: 'Generate and store a self-signed SP certificate (CN = domain) and its PKCS#8 key.',
+        parameters: [domain, ...generateParameters],
+        responses: propertiesResponse('The stored properties, with sp.x509cert and sp.privatekey.'),
+      },
+    },
+    '/saml-metadata/{domain}': {
+      get: {
+        tags,
+        security,
+        summary: 'The SP metadata XML of the domain (unsigned).',
+        parameters: [domain],
+        responses: {
+          200: {
+            description: 'SP metadata.',
+            content: { 'application/samlmetadata+xml': { schema: { type: 'string' } } },
+          },
+          ...errors,
+        },
+      },
+    },
+  },
+  schemas: {
+    SAMLProperties: { type: 'object', additionalProperties: false, properties: propertySchemas },
+    SamlIssue: issue,
+    SamlError: {
+      type: 'object',
+      required: ['ok', 'error'],
+      properties: {
+        ok: { type: 'boolean', const: false },
+        error: { type: 'string' },
+        code: { type: 'string' },
+        errors: { type: 'array', items: ref('SamlIssue') },
+        warnings: { type: 'array', items: ref('SamlIssue') },
+      },
+    },
+    SamlValidationError: {
+      allOf: [ref('SamlError'), { type: 'object', properties: { certificates: { type: 'object' } } }],
+    },
+  },
+};

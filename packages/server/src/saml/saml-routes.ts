@@ -1,0 +1,147 @@
+import {
+  SamlConfigError,
+  type SamlConfigService,
+  type SamlIssue,
+  type ValidationResult,
+} from '@collab-suite/saml-config';
+import express, { type Request, type Response, Router } from 'express';
+import { booleanParameter, readQuery } from './saml-query.js';
+
+/** Options of {@link createSamlRoutes}. */
+export interface SamlRoutesOptions {
+  service: SamlConfigService;
+  /** Largest request body, in bytes (413 past it). */
+  maxBodyBytes: number;
+}
+
+const XML_TYPES = ['application/xml', 'text/xml', 'application/*+xml', 'text/plain'];
+const GENERATE_PARAMETERS = [
+  'days',
+  'digest',
+  'encryption',
+  'country',
+  'state',
+  'location',
+  'organization',
+  'organizationalUnit',
+];
+
+function domainOf(request: Request): string {
+  return String(request.params.domain ?? '');
+}
+
+/** Refuses a body the parsers did not take (wrong Content-Type) instead of ignoring it. */
+function requireParsedBody(request: Request, accepted: string): void {
+  const length = Number(request.headers['content-length'] ?? 0);
+  const chunked = request.headers['transfer-encoding'] !== undefined;
+  if (request.body === undefined && (length > 0 || chunked)) {
+    throw new SamlConfigError(
+      'invalid_document',
+      `expected Content-Type ${accepted} but received ${JSON.stringify(request.headers['content-type'] ?? 'none')}`,
+    );
+  }
+}
+
+function sendWarnings(response: Response, warnings: readonly SamlIssue[]): void {
+  if (warnings.length > 0)
+    response.setHeader('X-Saml-Warnings', [...new Set(warnings.map((warning) => warning.code))].join(', '));
+}
+
+function sendValidation(response: Response, result: ValidationResult, details: boolean): void {
+  sendWarnings(response, result.warnings);
+  const idpNotAfter = result.certificates.idp?.notAfter;
+  if (idpNotAfter !== undefined) response.setHeader('X-Saml-Idp-Cert-Not-After', idpNotAfter);
+  const report = { errors: result.errors, warnings: result.warnings, certificates: result.certificates };
+  if (!result.ok) {
+    response.status(400).json({ ok: false, error: result.summary, code: 'validation_failed', ...report });
+    return;
+  }
+  response.json(details ? { ok: true, properties: result.properties, ...report } : result.properties);
+}
+
+/**
+ * The SAML configuration routes (relative to the feature's base path): `/saml/{domain}` (GET, PUT,
+ * POST import, DELETE), `/saml-validate[/{domain}]`, `/saml-generate/{domain}` and
+ * `/saml-metadata/{domain}`. Authentication is the caller's job.
+ */
+export function createSamlRoutes(options: SamlRoutesOptions): Router {
+  const { service } = options;
+  const router = Router();
+  const json = express.json({
+    limit: options.maxBodyBytes,
+    strict: true,
+    type: ['application/json', 'application/*+json'],
+  });
+  const text = express.text({ limit: options.maxBodyBytes, type: XML_TYPES, defaultCharset: 'utf-8' });
+
+  router.get('/saml/:domain', async (request, response) => {
+    const query = readQuery(request.query, ['keys', 'raw']);
+    response.json(
+      await service.getProperties(domainOf(request), {
+        keys: query.keys,
+        raw: booleanParameter(query, 'raw'),
+      }),
+    );
+  });
+
+  router.put('/saml/:domain', json, async (request, response) => {
+    readQuery(request.query, []);
+    requireParsedBody(request, 'application/json');
+    response.json(await service.updateProperties(domainOf(request), request.body ?? {}));
+  });
+
+  router.post('/saml/:domain', json, text, async (request, response) => {
+    const query = readQuery(request.query, ['url', 'allowUnsecure', 'validate', 'entityId']);
+    requireParsedBody(request, 'application/json or application/xml');
+    const result = await service.importProperties(domainOf(request), {
+      body: request.body,
+      url: query.url,
+      allowUnsecure: booleanParameter(query, 'allowUnsecure'),
+      validate: booleanParameter(query, 'validate'),
+      entityId: query.entityId,
+    });
+    sendWarnings(response, result.warnings);
+    response.json(result.properties);
+  });
+
+  router.delete('/saml/:domain', async (request, response) => {
+    const query = readQuery(request.query, ['keys']);
+    response.json(await service.deleteProperties(domainOf(request), { keys: query.keys }));
+  });
+
+  router.get('/saml-validate/:domain', async (request, response) => {
+    const query = readQuery(request.query, ['details']);
+    sendValidation(
+      response,
+      await service.validateDomain(domainOf(request)),
+      booleanParameter(query, 'details') === true,
+    );
+  });
+
+  router.post('/saml-validate', json, text, async (request, response) => {
+    const query = readQuery(request.query, ['url', 'allowUnsecure', 'entityId', 'details']);
+    requireParsedBody(request, 'application/json or application/xml');
+    const result = await service.validateDocument({
+      body: request.body,
+      url: query.url,
+      allowUnsecure: booleanParameter(query, 'allowUnsecure'),
+      entityId: query.entityId,
+    });
+    sendValidation(response, result, booleanParameter(query, 'details') === true);
+  });
+
+  router.post('/saml-generate/:domain', async (request, response) => {
+    const query = readQuery(request.query, GENERATE_PARAMETERS);
+    const result = await service.generateCertificate(domainOf(request), query);
+    sendWarnings(response, result.warnings);
+    response.json(result.properties);
+  });
+
+  router.get('/saml-metadata/:domain', async (request, response) => {
+    readQuery(request.query, []);
+    const xml = await service.spMetadata(domainOf(request));
+    response.type('application/samlmetadata+xml; charset=utf-8').send(xml);
+  });
+
+  return router;
+}
