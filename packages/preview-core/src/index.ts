@@ -1,3 +1,58 @@
+export {
+  type ConvertedPdf,
+  type ConvertedPdfCache,
+  type ConvertedPdfCacheOptions,
+  type ConvertedPdfCacheStats,
+  convertedPdfCacheOptionsSchema,
+  convertedPdfKey,
+  createConvertedPdfCache,
+} from './document/converted-pdf-cache.js';
+export { detectDocumentType } from './document/detect-document-type.js';
+export type {
+  ConversionRequest,
+  ConverterInstanceStatus,
+  ConverterStatus,
+  DocumentConverter,
+} from './document/document-converter.js';
+export {
+  createDocumentPreviewService,
+  type DocumentLimits,
+  type DocumentLimitsInput,
+  type DocumentPreview,
+  type DocumentPreviewService,
+  type DocumentPreviewStatus,
+  type DocumentRequestOptions,
+  documentLimitsSchema,
+} from './document/document-preview-service.js';
+export {
+  DOCUMENT_TYPE_INFO,
+  DOCUMENT_TYPES,
+  type DocumentFamily,
+  type DocumentType,
+  type DocumentTypeInfo,
+} from './document/document-type.js';
+export {
+  createInMemoryConverter,
+  type InMemoryConverter,
+  type InMemoryConverterOptions,
+} from './document/in-memory-converter.js';
+export {
+  createLibreOfficeConverter,
+  type LibreOfficeConverter,
+} from './document/libreoffice/libreoffice-converter.js';
+export {
+  type LibreOfficeOptions,
+  type LibreOfficeOptionsInput,
+  libreOfficeOptionsSchema,
+} from './document/libreoffice/libreoffice-options.js';
+export { normaliseLocale } from './document/locale.js';
+export {
+  createRemoteConverter,
+  type RemoteConverterOptions,
+  type RemoteConverterOptionsInput,
+  remoteConverterOptionsSchema,
+} from './document/remote/remote-converter.js';
+export type { ZipLimits } from './document/zip-container.js';
 export { isPreviewError, PreviewError, type PreviewErrorCode, type PreviewErrorDetails } from './errors.js';
 export { type Area, assertAreaWithinLimit, parseArea } from './image/area.js';
 export {
@@ -40,6 +95,15 @@ export type { RawPixels, RenderedImage } from './image/render-image.js';
 export { renderImageBytes, renderRawPixels, resolveArea } from './image/render-request.js';
 export { type PreviewLimits, type PreviewLimitsInput, previewLimitsSchema } from './limits/preview-limits.js';
 export { createRenderQueue, type RenderQueue, type RenderQueueStats } from './limits/render-queue.js';
+export { type PageRangeRequest, type PageSelection, resolvePageSelection } from './pdf/page-selection.js';
+export { type PdfLimits, type PdfLimitsInput, pdfLimitsSchema } from './pdf/pdf-options.js';
+export {
+  createPdfPreviewService,
+  type PdfPreviewRequest,
+  type PdfPreviewService,
+} from './pdf/pdf-preview-service.js';
+export { createPdfPreviewer, type PdfPreview, type PdfPreviewer } from './pdf/pdf-previewer.js';
+export { type PageRender, planPageRender } from './pdf/render-scale.js';
 export {
   createPreviewService,
   type PreviewInput,

@@ -1,4 +1,9 @@
 export {
+  type ConformanceSample,
+  type DocumentConverterFixture,
+  describeDocumentConverterConformance,
+} from './document-converter-conformance.js';
+export {
   animatedGif,
   declaredSizePng,
   gradientJpeg,

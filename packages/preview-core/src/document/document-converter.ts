@@ -1,0 +1,60 @@
+import type { DocumentType } from './document-type.js';
+
+/** One document to convert to PDF. */
+export interface ConversionRequest {
+  readonly data: Uint8Array;
+  /** The type recognised from the content (see `detectDocumentType`). */
+  readonly type: DocumentType;
+  /** BCP 47 tag (e.g. `de-DE`) for number and date formatting; the converter's default when omitted. */
+  readonly locale?: string | undefined;
+  /** Gives up on a conversion still waiting for the converter. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** One warm converter process (a LibreOffice instance) as health reports show it. */
+export interface ConverterInstanceStatus {
+  readonly id: number;
+  readonly state: 'starting' | 'idle' | 'busy' | 'restarting' | 'failed' | 'stopped';
+  /** Process id of the instance's process group leader, when running. */
+  readonly pid: number | undefined;
+  readonly conversions: number;
+  readonly restarts: number;
+}
+
+/** What a converter reports to `/health/`. */
+export interface ConverterStatus {
+  /** Adapter name, e.g. `libreoffice` or `remote`. */
+  readonly name: string;
+  /** True while conversions can be accepted now or soon; false means document previews are offline. */
+  readonly available: boolean;
+  /** Why it is not available, when it is not. */
+  readonly reason: string | undefined;
+  readonly instances: number;
+  readonly busy: number;
+  readonly queued: number;
+  readonly restarts: number;
+  readonly conversions: number;
+  readonly failures: number;
+  /** Per-instance detail (local pools only). */
+  readonly pool: readonly ConverterInstanceStatus[];
+}
+
+/**
+ * Port: turns an office document into a PDF. Adapters: a warm LibreOffice pool on this host, a
+ * remote Collabora-compatible `/cool/convert-to/pdf` service, and an in-memory fake for tests; all
+ * pass the conformance suite in `@collab-suite/preview-core/testing`.
+ */
+export interface DocumentConverter {
+  /**
+   * Converts one document to PDF bytes.
+   * @throws {PreviewError} `CONVERSION_FAILED` when the document cannot be opened or converted;
+   * `CONVERTER_UNAVAILABLE` when no converter runs or answers; `BUSY` when the queue is full;
+   * `CONVERSION_TIMEOUT` when it took too long; `CONVERTER_CRASHED` when the converter died meanwhile.
+   * The last four carry `details.retryAfterSeconds`.
+   */
+  convert(request: ConversionRequest): Promise<Uint8Array>;
+  /** Current state, cheap enough for every health request. */
+  status(): ConverterStatus;
+  /** Stops every process and rejects waiting conversions; idempotent. */
+  close(): Promise<void>;
+}

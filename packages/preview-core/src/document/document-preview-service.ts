@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { PreviewError } from '../errors.js';
+import type { ImageThumbnailRequest } from '../image/image-options.js';
+import type { RenderedImage } from '../image/render-image.js';
+import { resolveArea } from '../image/render-request.js';
+import type { PageRangeRequest } from '../pdf/page-selection.js';
+import { assertPageThumbnailFormat, type PdfPreviewService } from '../pdf/pdf-preview-service.js';
+import type { PdfPreview } from '../pdf/pdf-previewer.js';
+import type { PreviewInput, PreviewService } from '../preview-service.js';
+import {
+  type ConvertedPdf,
+  type ConvertedPdfCache,
+  type ConvertedPdfCacheStats,
+  convertedPdfKey,
+} from './converted-pdf-cache.js';
+import { detectDocumentType } from './detect-document-type.js';
+import type { ConverterStatus, DocumentConverter } from './document-converter.js';
+import type { DocumentType } from './document-type.js';
+import { normaliseLocale } from './locale.js';
+
+/** Limits of office-document previews. Each has a default and a reason. */
+export const documentLimitsSchema = z.object({
+  /**
+   * Largest document in bytes. LibreOffice needs several times a document's size in memory and
+   * seconds per megabyte of dense content; 50 MiB covers slide decks full of photos.
+   * @default 52428800
+   */
+  maxInputBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(50 * 1024 * 1024),
+  /**
+   * Most entries in a zip container (docx, xlsx, pptx, odt, ods, odp). Real documents have tens to a
+   * few thousand parts.
+   * @default 10000
+   */
+  maxZipEntries: z.number().int().min(1).default(10_000),
+  /**
+   * Most bytes a zip container may expand to. A 50 MiB spreadsheet can hold several hundred MiB of
+   * XML; more than 512 MiB is a bomb or more than LibreOffice can convert in time.
+   * @default 536870912
+   */
+  maxUncompressedBytes: z
+    .number()
+    .int()
+    .min(1)
+    .default(512 * 1024 * 1024),
+  /**
+   * Highest expansion ratio of any entry of 1 MiB or more. Office XML compresses 5 to 50 times;
+   * deflate bombs reach about 1000.
+   * @default 200
+   */
+  maxCompressionRatio: z.number().min(1).default(200),
+  /**
+   * Locale passed to the converter when a request names none.
+   * @default 'en-US'
+   */
+  defaultLocale: z.string().min(2).default('en-US'),
+});
+
+/** Document limits as a caller writes them. */
+export type DocumentLimitsInput = z.input<typeof documentLimitsSchema>;
+/** Document limits with every default applied. */
+export type DocumentLimits = z.output<typeof documentLimitsSchema>;
+
+/** Options of a document request: the locale for the converter and an abort signal. */
+export interface DocumentRequestOptions {
+  /** BCP 47 tag such as `de-DE`; the service's default when omitted. */
+  readonly locale?: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** A document preview: the PDF pages and the type the content was recognised as. */
+export interface DocumentPreview extends PdfPreview {
+  readonly documentType: DocumentType;
+}
+
+/** State of document previews for health reports. */
+export interface DocumentPreviewStatus {
+  readonly converter: ConverterStatus;
+  readonly cache: ConvertedPdfCacheStats | undefined;
+}
+
+/** Office-document previews and thumbnails: recognise, convert to PDF (cached), then the PDF rules. */
+export interface DocumentPreviewService {
+  readonly limits: DocumentLimits;
+  /**
+   * The selected pages of the converted document as a PDF.
+   * @throws {PreviewError} `UNREADABLE_INPUT` (not one of the nine types), `ARCHIVE_LIMIT_EXCEEDED`,
+   * `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`, `CONVERSION_FAILED`, `CONVERTER_UNAVAILABLE`, `BUSY`,
+   * `CONVERSION_TIMEOUT`, `CONVERTER_CRASHED`, the page-range codes of PDF previews, `NOT_FOUND`,
+   * `STORAGE_UNAVAILABLE`.
+   */
+  preview(input: PreviewInput, request?: PageRangeRequest & DocumentRequestOptions): Promise<DocumentPreview>;
+  /**
+   * A thumbnail of the first page of the converted document.
+   * @throws {PreviewError} the codes of `preview` and of PDF thumbnails.
+   */
+  thumbnail(
+    input: PreviewInput,
+    request: ImageThumbnailRequest & DocumentRequestOptions,
+  ): Promise<RenderedImage>;
+  status(): DocumentPreviewStatus;
+}
+
+/**
+ * Creates the document part of the preview service. Stored files' PDFs go through `cache` (keyed by
+ * service type, id, version and locale); uploads are converted every time.
+ * @throws {ZodError} when a limit is malformed.
+ */
+export function createDocumentPreviewService(options: {
+  readonly previewService: PreviewService;
+  readonly pdfService: PdfPreviewService;
+  readonly converter: DocumentConverter;
+  readonly cache?: ConvertedPdfCache;
+  readonly limits?: DocumentLimitsInput;
+}): DocumentPreviewService {
+  const { previewService, pdfService, converter, cache } = options;
+  const limits = documentLimitsSchema.parse(options.limits ?? {});
+  const zipLimits = {
+    maxEntries: limits.maxZipEntries,
+    maxUncompressedBytes: limits.maxUncompressedBytes,
+    maxCompressionRatio: limits.maxCompressionRatio,
+  };
+
+  const convert = async (input: PreviewInput, request: DocumentRequestOptions): Promise<ConvertedPdf> => {
+    const locale = normaliseLocale(request.locale, limits.defaultLocale);
+    const run = async () => {
+      const data = await previewService.readInput(input, request.signal);
+      if (data.byteLength > limits.maxInputBytes) {
+        throw new PreviewError(
+          'INPUT_TOO_LARGE',
+          `expected a document of at most ${limits.maxInputBytes} bytes but received ${data.byteLength} bytes`,
+          { details: { bytes: data.byteLength, maxInputBytes: limits.maxInputBytes } },
+        );
+      }
+      const type = await detectDocumentType(data, zipLimits);
+      const pdf = await converter.convert({ data, type, locale, signal: request.signal });
+      return { pdf, type };
+    };
+    if (!cache || input instanceof Uint8Array) return run();
+    return cache.getOrConvert(convertedPdfKey(input.storedFile, locale), run);
+  };
+
+  return {
+    limits,
+    async preview(input, request = {}) {
+      const { pdf, type } = await convert(input, request);
+      const preview = await pdfService.preview(pdf, request);
+      return { ...preview, documentType: type };
+    },
+    async thumbnail(input, request) {
+      assertPageThumbnailFormat(request, 'document');
+      resolveArea(request.area, previewService.limits.maxOutputSide);
+      const { pdf } = await convert(input, request);
+      return pdfService.thumbnail(pdf, request);
+    },
+    status: () => ({ converter: converter.status(), cache: cache?.stats() }),
+  };
+}

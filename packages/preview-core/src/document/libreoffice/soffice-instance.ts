@@ -1,0 +1,214 @@
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PreviewError } from '../../errors.js';
+import { DOCUMENT_TYPE_INFO, type DocumentType } from '../document-type.js';
+import type { LibreOfficeOptions } from './libreoffice-options.js';
+import { SofficeProcess } from './soffice-process.js';
+import { describeExit, type HelperExit, UnoHelper } from './uno-helper.js';
+
+/** What one instance is doing. */
+export type InstanceState = 'starting' | 'idle' | 'busy' | 'restarting' | 'failed' | 'stopped';
+
+/** One conversion handed to an instance. */
+export interface InstanceJob {
+  readonly data: Uint8Array;
+  readonly type: DocumentType;
+  readonly locale: string;
+}
+
+/** Outcome of a conversion: the PDF, or an error and whether the instance must be restarted. */
+export type InstanceResult =
+  | { readonly ok: true; readonly pdf: Uint8Array }
+  | { readonly ok: false; readonly error: PreviewError; readonly restart: boolean };
+
+const RETRY_AFTER = { retryAfterSeconds: 2 };
+
+function timeout<T>(milliseconds: number, value: T): { promise: Promise<T>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(value), milliseconds);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/**
+ * One warm LibreOffice: a soffice process group with its own profile folder and UNO pipe, driven by
+ * one python UNO helper. The pool decides when to start, restart and stop it.
+ */
+export class SofficeInstance {
+  state: InstanceState = 'stopped';
+  conversions = 0;
+  conversionsSinceStart = 0;
+  restarts = 0;
+  lastError: string | undefined;
+  private soffice: SofficeProcess | undefined;
+  private helper: UnoHelper | undefined;
+  private jobNumber = 0;
+  private abandoned = false;
+  private readonly profileDir: string;
+  private readonly jobsDir: string;
+
+  constructor(
+    readonly id: number,
+    private readonly options: LibreOfficeOptions,
+    workDir: string,
+  ) {
+    this.profileDir = join(workDir, `profile-${id}`);
+    this.jobsDir = join(workDir, `jobs-${id}`);
+  }
+
+  /** Process group id of the running soffice. */
+  get pid(): number | undefined {
+    return this.state === 'stopped' || this.state === 'failed' ? undefined : this.soffice?.pid;
+  }
+
+  /** Starts soffice and its helper and waits until the helper is connected. */
+  async start(freshProfile: boolean, state: 'starting' | 'restarting'): Promise<void> {
+    this.state = state;
+    this.conversionsSinceStart = 0;
+    if (freshProfile) await rm(this.profileDir, { recursive: true, force: true });
+    await rm(join(this.profileDir, '.lock'), { force: true });
+    await mkdir(this.jobsDir, { recursive: true });
+    if (this.abandoned) throw new Error('the converter was closed');
+    const soffice = new SofficeProcess(this.options.sofficePath, this.profileDir);
+    this.soffice = soffice;
+    const sofficeExit = soffice.exited.then((exit) =>
+      describeExit(`soffice (${this.options.sofficePath})`, exit),
+    );
+    if (soffice.pid === undefined) throw new Error(await sofficeExit);
+    const helper = new UnoHelper(
+      this.options.pythonPath,
+      soffice.connection,
+      soffice.pid,
+      this.options.startTimeoutMs,
+    );
+    this.helper = helper;
+    const limit = timeout(this.options.startTimeoutMs, 'timeout' as const);
+    try {
+      const outcome = await Promise.race([
+        helper.ready.then(() => 'ready' as const),
+        sofficeExit,
+        limit.promise,
+      ]);
+      if (outcome === 'timeout')
+        throw new Error(`soffice did not accept UNO connections within ${this.options.startTimeoutMs} ms`);
+      if (outcome !== 'ready') throw new Error(outcome);
+    } catch (error) {
+      this.kill();
+      throw error;
+    } finally {
+      limit.cancel();
+    }
+    this.state = 'idle';
+  }
+
+  /** Resolves when either process of this instance ends, with a sentence saying how. */
+  whenGone(): Promise<string> {
+    const soffice = this.soffice;
+    const helper = this.helper;
+    if (!soffice || !helper) return Promise.resolve('not started');
+    return Promise.race([
+      soffice.exited.then((exit) => describeExit('soffice', exit)),
+      helper.exited.then((exit: HelperExit) => describeExit('the UNO helper', exit)),
+    ]);
+  }
+
+  /** Kills both processes for good: a start still preparing will not spawn anything. */
+  abandon(): void {
+    this.abandoned = true;
+    this.kill();
+    this.state = 'stopped';
+  }
+
+  /** Kills both processes at once. */
+  kill(): void {
+    this.helper?.kill();
+    this.soffice?.kill();
+  }
+
+  /** Converts one document; never throws, the result says whether the instance must restart. */
+  async convert(job: InstanceJob): Promise<InstanceResult> {
+    this.state = 'busy';
+    const number = ++this.jobNumber;
+    const input = join(this.jobsDir, `job-${number}.${job.type}`);
+    const output = join(this.jobsDir, `job-${number}.pdf`);
+    try {
+      await writeFile(input, job.data);
+      return await this.run(job, input, output);
+    } finally {
+      await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
+      this.conversions += 1;
+      this.conversionsSinceStart += 1;
+    }
+  }
+
+  private async run(job: InstanceJob, input: string, output: string): Promise<InstanceResult> {
+    const helper = this.helper;
+    if (!helper) return this.crashed('the instance is not running');
+    const info = DOCUMENT_TYPE_INFO[job.type];
+    const limit = timeout(this.options.conversionTimeoutMs, { ok: false, kind: 'timeout' } as const);
+    const answer = await Promise.race([
+      helper.request({
+        op: 'convert',
+        input,
+        output,
+        inputFilter: info.importFilter,
+        exportFilter: info.pdfExportFilter,
+        locale: job.locale,
+      }),
+      this.whenGone().then((reason) => ({ ok: false, kind: 'gone', error: reason }) as const),
+      limit.promise,
+    ]);
+    limit.cancel();
+    if (answer.ok) return this.readOutput(output);
+    if (answer.kind === 'timeout') {
+      this.kill();
+      const seconds = this.options.conversionTimeoutMs / 1000;
+      const error = new PreviewError(
+        'CONVERSION_TIMEOUT',
+        `the conversion took longer than ${seconds} s and was stopped`,
+        {
+          details: { ...RETRY_AFTER, timeoutMs: this.options.conversionTimeoutMs },
+        },
+      );
+      return { ok: false, error, restart: true };
+    }
+    if (answer.kind === 'load' || answer.kind === 'export') {
+      const what = answer.kind === 'load' ? 'open' : 'convert';
+      const error = new PreviewError(
+        'CONVERSION_FAILED',
+        `LibreOffice could not ${what} the ${job.type} document (damaged, password-protected or not really a ${job.type}): ${answer.error ?? 'no reason given'}`,
+      );
+      return { ok: false, error, restart: false };
+    }
+    return this.crashed(answer.error ?? 'the UNO bridge was lost');
+  }
+
+  private crashed(reason: string): InstanceResult {
+    this.kill();
+    this.lastError = reason;
+    const error = new PreviewError(
+      'CONVERTER_CRASHED',
+      `the LibreOffice instance stopped during the conversion (${reason}); it is being restarted, try again`,
+      { details: RETRY_AFTER },
+    );
+    return { ok: false, error, restart: true };
+  }
+
+  private async readOutput(output: string): Promise<InstanceResult> {
+    const size = (await stat(output).catch(() => undefined))?.size;
+    if (size === undefined) {
+      const error = new PreviewError('CONVERSION_FAILED', 'LibreOffice reported success but wrote no PDF');
+      return { ok: false, error, restart: false };
+    }
+    if (size > this.options.maxOutputBytes) {
+      const error = new PreviewError(
+        'CONVERSION_FAILED',
+        `the converted PDF has ${size} bytes, more than the limit of ${this.options.maxOutputBytes}`,
+        { details: { bytes: size, maxOutputBytes: this.options.maxOutputBytes } },
+      );
+      return { ok: false, error, restart: false };
+    }
+    return { ok: true, pdf: new Uint8Array(await readFile(output)) };
+  }
+}

@@ -1,0 +1,139 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createConvertedPdfCache } from '../../src/document/converted-pdf-cache.js';
+import { createDocumentPreviewService } from '../../src/document/document-preview-service.js';
+import { createInMemoryConverter } from '../../src/document/in-memory-converter.js';
+import { createPdfPreviewService } from '../../src/pdf/pdf-preview-service.js';
+import { createPreviewService } from '../../src/preview-service.js';
+import { createInMemoryStoredFileSource } from '../../src/storage/in-memory-stored-file-source.js';
+import { imageFacts } from '../../src/testing/image-fixtures.js';
+import { docxZipBomb } from '../helpers/containers.js';
+import { sampleDocument } from '../helpers/document-fixtures.js';
+import { makePdf, pdfPageTexts } from '../helpers/pdf-samples.js';
+
+// Domain logic of document previews (recognition, locale, cache, page rules, errors) with the
+// in-memory converter; real LibreOffice conversions are tested in libreoffice-*.test.ts.
+
+const ref = { id: '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d', version: 3, serviceType: 'files' } as const;
+
+function setup(limits = {}) {
+  const storedFiles = createInMemoryStoredFileSource();
+  const previewService = createPreviewService({ storedFiles });
+  const pdfService = createPdfPreviewService({ previewService });
+  const converter = createInMemoryConverter();
+  const cache = createConvertedPdfCache();
+  const service = createDocumentPreviewService({ previewService, pdfService, converter, cache, limits });
+  return { storedFiles, converter, cache, service };
+}
+
+describe('document previews with the in-memory converter', () => {
+  let docx: Uint8Array;
+
+  beforeAll(async () => {
+    docx = await sampleDocument('text.docx');
+  });
+
+  it('recognises the upload, converts it with the default locale and applies the page range', async () => {
+    const { service, converter } = setup();
+    const preview = await service.preview(docx, { firstPage: 2, lastPage: 0 });
+    expect(preview).toMatchObject({ documentType: 'docx', firstPage: 2, lastPage: 3, pageCount: 3 });
+    expect(await pdfPageTexts(preview.data)).toEqual(['docx page 2 en-US', 'docx page 3 en-US']);
+    expect(converter.requests[0]).toMatchObject({ type: 'docx', locale: 'en-US' });
+  });
+
+  it('passes the locale to the converter', async () => {
+    const { service, converter } = setup();
+    await service.preview(await sampleDocument('spreadsheet.ods'), { locale: 'de_DE' });
+    expect(converter.requests[0]).toMatchObject({ type: 'ods', locale: 'de-DE' });
+  });
+
+  it('refuses a malformed locale, unknown content and a zip bomb before converting anything', async () => {
+    const { service, converter } = setup();
+    await expect(service.preview(docx, { locale: 'de DE' })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    await expect(service.preview(Buffer.from('plain text'))).rejects.toMatchObject({
+      code: 'UNREADABLE_INPUT',
+    });
+    await expect(service.preview(await makePdf(1))).rejects.toMatchObject({ code: 'UNREADABLE_INPUT' });
+    await expect(service.preview(docxZipBomb(1024))).rejects.toMatchObject({
+      code: 'ARCHIVE_LIMIT_EXCEEDED',
+    });
+    expect(converter.requests).toHaveLength(0);
+  });
+
+  it('refuses a document above maxInputBytes with INPUT_TOO_LARGE', async () => {
+    const { service } = setup({ maxInputBytes: docx.byteLength - 1 });
+    await expect(service.preview(docx)).rejects.toMatchObject({
+      code: 'INPUT_TOO_LARGE',
+      details: { maxInputBytes: docx.byteLength - 1 },
+    });
+  });
+
+  it('applies the zip limits it is given', async () => {
+    const { service } = setup({ maxZipEntries: 2 });
+    await expect(service.preview(docx)).rejects.toMatchObject({ code: 'ARCHIVE_LIMIT_EXCEEDED' });
+  });
+
+  it('converts a stored file once for its thumbnail and every page range, per locale and version', async () => {
+    const { service, converter, storedFiles, cache } = setup();
+    storedFiles.put(ref, docx);
+    storedFiles.put({ ...ref, version: 4 }, docx);
+    const thumbnail = await service.thumbnail({ storedFile: ref }, { area: '120x120' });
+    expect(await imageFacts(thumbnail.data)).toMatchObject({ format: 'jpeg', width: 120, height: 120 });
+    const [one, two] = await Promise.all([
+      service.preview({ storedFile: ref }, { firstPage: 1, lastPage: 1 }),
+      service.preview({ storedFile: ref }, { firstPage: 3 }),
+    ]);
+    expect(await pdfPageTexts(one.data)).toEqual(['docx page 1 en-US']);
+    expect(await pdfPageTexts(two.data)).toEqual(['docx page 3 en-US']);
+    expect(two.documentType).toBe('docx');
+    expect(converter.requests).toHaveLength(1);
+    await service.preview({ storedFile: ref }, { locale: 'fr-FR' });
+    await service.preview({ storedFile: { ...ref, version: 4 } });
+    expect(converter.requests).toHaveLength(3);
+    expect(cache.stats()).toMatchObject({ entries: 3 });
+  });
+
+  it('converts uploads every time (they have no identity to cache by)', async () => {
+    const { service, converter } = setup();
+    await service.preview(docx);
+    await service.preview(docx);
+    expect(converter.requests).toHaveLength(2);
+  });
+
+  it('passes converter failures on and does not cache them', async () => {
+    const { service, converter, storedFiles } = setup();
+    storedFiles.put(ref, docx);
+    converter.failWith('CONVERTER_UNAVAILABLE');
+    await expect(service.preview({ storedFile: ref })).rejects.toMatchObject({
+      code: 'CONVERTER_UNAVAILABLE',
+      details: { retryAfterSeconds: 1 },
+    });
+    expect(service.status().converter.available).toBe(false);
+    converter.failWith(undefined);
+    expect((await service.preview({ storedFile: ref })).pageCount).toBe(3);
+    expect(service.status()).toMatchObject({ converter: { available: true }, cache: { entries: 1 } });
+  });
+
+  it('applies the PDF page rules to the converted document', async () => {
+    const { service } = setup();
+    await expect(service.preview(docx, { firstPage: 4 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: expect.stringContaining('the document has 3 pages'),
+    });
+  });
+
+  it('refuses gif thumbnails and malformed areas before converting', async () => {
+    const { service, converter } = setup();
+    await expect(service.thumbnail(docx, { area: '100x100', outputFormat: 'gif' })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    await expect(service.thumbnail(docx, { area: 'abc' })).rejects.toMatchObject({ code: 'INVALID_AREA' });
+    expect(converter.requests).toHaveLength(0);
+  });
+
+  it('answers NOT_FOUND for a missing stored document', async () => {
+    const { service } = setup();
+    await expect(service.preview({ storedFile: ref })).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createLibreOfficeConverter,
+  type LibreOfficeConverter,
+} from '../../src/document/libreoffice/libreoffice-converter.js';
+import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
+import { DOCX_CONTENT_TYPES, makeZip } from '../helpers/containers.js';
+import { SAMPLE_DOCUMENTS, sampleDocument } from '../helpers/document-fixtures.js';
+import { pdfPageTexts } from '../helpers/pdf-samples.js';
+
+// Real LibreOffice (Debian's soffice and python3-uno), one warm instance per pool: the machine has 2 cores.
+
+describeDocumentConverterConformance('LibreOffice pool', {
+  create: () => createLibreOfficeConverter({ instances: 1 }),
+  sample: async () => ({
+    data: await sampleDocument('text.docx'),
+    type: 'docx',
+    firstPageText: 'Alpha page one',
+  }),
+  damaged: () =>
+    makeZip([
+      { name: '[Content_Types].xml', data: DOCX_CONTENT_TYPES },
+      { name: 'word/document.xml', data: '<<< this is not XML' },
+    ]),
+});
+
+const FIRST_AND_LAST: Readonly<Record<string, readonly [string, string]>> = {
+  text: ['Alpha page one', 'Charlie page three'],
+  spreadsheet: ['Sheet North', 'Sheet East'],
+  presentation: ['Slide one Delta', 'Slide four Golf'],
+};
+
+describe('LibreOffice pool converting real documents', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  for (const sample of SAMPLE_DOCUMENTS) {
+    it(`converts ${sample.name} to a PDF of ${sample.pages} pages with the right first and last page`, async () => {
+      const pdf = await converter.convert({ data: await sampleDocument(sample.name), type: sample.type });
+      const pages = await pdfPageTexts(pdf);
+      expect(pages).toHaveLength(sample.pages);
+      const [first, last] = FIRST_AND_LAST[sample.name.split('.')[0] ?? ''] ?? ['', ''];
+      expect(pages[0]).toContain(first);
+      expect(pages.at(-1)).toContain(last);
+    });
+  }
+
+  it('formats numbers with the requested locale', async () => {
+    const data = await sampleDocument('spreadsheet.xlsx');
+    const german = await pdfPageTexts(await converter.convert({ data, type: 'xlsx', locale: 'de-DE' }));
+    const american = await pdfPageTexts(await converter.convert({ data, type: 'xlsx', locale: 'en-US' }));
+    expect(german[0]).toContain('1.234,50');
+    expect(american[0]).toContain('1,234.50');
+  });
+
+  it('keeps the instance after a document it cannot open: no restart, the next conversion works', async () => {
+    const damaged = (await sampleDocument('text.odt')).slice();
+    damaged.fill(0x41, 200, 4000);
+    const error = await converter.convert({ data: damaged, type: 'odt' }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'CONVERSION_FAILED' });
+    expect((error as Error).message).toContain('could not open the odt document');
+    const pdf = await converter.convert({ data: await sampleDocument('text.docx'), type: 'docx' });
+    expect((await pdfPageTexts(pdf))[1]).toContain('Bravo page two');
+    expect(converter.status().restarts).toBe(0);
+  });
+
+  it('reports instances, busy, restarts and conversions', () => {
+    const status = converter.status();
+    expect(status).toMatchObject({
+      name: 'libreoffice',
+      available: true,
+      instances: 1,
+      busy: 0,
+      restarts: 0,
+    });
+    expect(status.conversions).toBeGreaterThanOrEqual(SAMPLE_DOCUMENTS.length + 2);
+    expect(status.pool[0]).toMatchObject({ id: 0, state: 'idle' });
+    expect(status.pool[0]?.pid).toBeGreaterThan(0);
+  });
+});

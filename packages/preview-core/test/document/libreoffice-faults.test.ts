@@ -1,0 +1,152 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createLibreOfficeConverter,
+  type LibreOfficeConverter,
+} from '../../src/document/libreoffice/libreoffice-converter.js';
+import type { LibreOfficeOptionsInput } from '../../src/document/libreoffice/libreoffice-options.js';
+import { sampleDocument } from '../helpers/document-fixtures.js';
+import { pdfPageTexts } from '../helpers/pdf-samples.js';
+
+// Faults against real soffice processes. "Hangs" are made by stopping the instance's process group
+// with SIGSTOP, which freezes LibreOffice exactly like a wedged conversion; kills use SIGKILL on the
+// group the pool reports. Only process groups started by the pool under test are signalled.
+
+const open: LibreOfficeConverter[] = [];
+
+async function startPool(options: LibreOfficeOptionsInput = {}): Promise<LibreOfficeConverter> {
+  const converter = createLibreOfficeConverter({ instances: 1, ...options });
+  open.push(converter);
+  await converter.whenStarted();
+  return converter;
+}
+
+function groupOf(converter: LibreOfficeConverter): number {
+  const pid = converter.status().pool[0]?.pid;
+  if (!pid) throw new Error('the instance is not running');
+  return pid;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((converter) => converter.close()));
+});
+
+describe('LibreOffice pool faults', () => {
+  it('fails a conversion whose instance is killed with CONVERTER_CRASHED, restarts it, and the next one succeeds', async () => {
+    const converter = await startPool();
+    const long = await sampleDocument('long.docx');
+    const conversion = converter.convert({ data: long, type: 'docx' }).catch((error: unknown) => error);
+    await until(() => converter.status().busy === 1, 'the conversion runs');
+    process.kill(-groupOf(converter), 'SIGKILL');
+    const error = await conversion;
+    expect(error).toMatchObject({ code: 'CONVERTER_CRASHED', details: { retryAfterSeconds: 2 } });
+    expect((error as Error).message).toContain('stopped during the conversion');
+    const pdf = await converter.convert({ data: await sampleDocument('text.docx'), type: 'docx' });
+    expect(await pdfPageTexts(pdf)).toHaveLength(3);
+    expect(converter.status()).toMatchObject({ restarts: 1, available: true });
+  });
+
+  it('kills and restarts an instance that hangs past the conversion timeout (CONVERSION_TIMEOUT)', async () => {
+    const converter = await startPool({ conversionTimeoutMs: 1_500 });
+    const frozenGroup = groupOf(converter);
+    process.kill(-frozenGroup, 'SIGSTOP');
+    const error = await converter
+      .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ code: 'CONVERSION_TIMEOUT', details: { timeoutMs: 1_500 } });
+    expect(error.message).toContain('took longer than 1.5 s');
+    const pdf = await converter.convert({ data: await sampleDocument('text.odt'), type: 'odt' });
+    expect(await pdfPageTexts(pdf)).toHaveLength(3);
+    expect(converter.status().restarts).toBe(1);
+    expect(groupOf(converter)).not.toBe(frozenGroup);
+  });
+
+  it('times out a large document with a tiny timeout and converts a small one afterwards', async () => {
+    const converter = await startPool({ conversionTimeoutMs: 150 });
+    const error = await converter
+      .convert({ data: await sampleDocument('long.docx'), type: 'docx' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ code: 'CONVERSION_TIMEOUT' });
+    expect(converter.status().restarts).toBe(1);
+  });
+
+  it('restarts an instance after restartAfterConversions conversions', async () => {
+    const converter = await startPool({ restartAfterConversions: 2 });
+    const firstGroup = groupOf(converter);
+    const data = await sampleDocument('text.docx');
+    await converter.convert({ data, type: 'docx' });
+    await converter.convert({ data, type: 'docx' });
+    const pdf = await converter.convert({ data, type: 'docx' });
+    expect(await pdfPageTexts(pdf)).toHaveLength(3);
+    expect(converter.status().restarts).toBe(1);
+    expect(groupOf(converter)).not.toBe(firstGroup);
+  });
+
+  it('answers BUSY with a retry hint when the queue is full, and serves the queued conversion', async () => {
+    const converter = await startPool({ maxQueued: 1 });
+    const data = await sampleDocument('text.docx');
+    const running = converter.convert({ data, type: 'docx' });
+    const queued = converter.convert({ data, type: 'docx' });
+    const refused = await converter.convert({ data, type: 'docx' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'BUSY' });
+    expect(
+      (refused as { details: { retryAfterSeconds: number } }).details.retryAfterSeconds,
+    ).toBeGreaterThanOrEqual(1);
+    expect(await pdfPageTexts(await running)).toHaveLength(3);
+    expect(await pdfPageTexts(await queued)).toHaveLength(3);
+  });
+
+  it('answers BUSY for a conversion that waited longer than queueTimeoutMs', async () => {
+    const converter = await startPool({ queueTimeoutMs: 200, conversionTimeoutMs: 3_000 });
+    process.kill(-groupOf(converter), 'SIGSTOP');
+    const data = await sampleDocument('text.docx');
+    const stuck = converter.convert({ data, type: 'docx' }).catch((error: unknown) => error);
+    const waiting = await converter.convert({ data, type: 'docx' }).catch((error: unknown) => error);
+    expect(waiting).toMatchObject({ code: 'BUSY' });
+    expect((waiting as Error).message).toContain('within 200 ms');
+    expect(await stuck).toMatchObject({ code: 'CONVERSION_TIMEOUT' });
+  });
+
+  it('fails waiting conversions with CONVERTER_UNAVAILABLE when closed', async () => {
+    const converter = await startPool();
+    process.kill(-groupOf(converter), 'SIGSTOP');
+    const data = await sampleDocument('text.docx');
+    const running = converter.convert({ data, type: 'docx' }).catch((error: unknown) => error);
+    const queued = converter.convert({ data, type: 'docx' }).catch((error: unknown) => error);
+    await converter.close();
+    expect(await queued).toMatchObject({ code: 'CONVERTER_UNAVAILABLE' });
+    expect(await running).toMatchObject({ code: 'CONVERTER_CRASHED' });
+  });
+});
+
+describe('LibreOffice pool without LibreOffice', () => {
+  it('reports itself unavailable and answers CONVERTER_UNAVAILABLE when soffice is missing', async () => {
+    const converter = await startPool({
+      sofficePath: '/nonexistent/libreoffice/soffice',
+      startRetryDelayMs: 60_000,
+    });
+    const status = converter.status();
+    expect(status.available).toBe(false);
+    expect(status.reason).toContain('/nonexistent/libreoffice/soffice');
+    expect(status.pool[0]?.state).toBe('failed');
+    const error = await converter
+      .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
+      .catch((e) => e);
+    expect(error).toMatchObject({ code: 'CONVERTER_UNAVAILABLE' });
+    expect(error.message).toContain('document previews are offline');
+    expect(error.details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+
+  it('reports a python without the UNO bridge as the reason', async () => {
+    const converter = await startPool({ pythonPath: '/nonexistent/python3', startRetryDelayMs: 60_000 });
+    expect(converter.status().available).toBe(false);
+    expect(converter.status().reason).toContain('/nonexistent/python3');
+  });
+});

@@ -1,0 +1,164 @@
+import { constants, crc32, deflateRawSync } from 'node:zlib';
+
+/** One entry of a zip built by {@link makeZip}. */
+export interface ZipEntrySpec {
+  readonly name: string;
+  readonly data: Uint8Array | string;
+  /** @default 'deflate' */
+  readonly method?: 'store' | 'deflate';
+  /** Uncompressed size written in the headers, to build archives that lie about it. */
+  readonly declaredSize?: number;
+  /** Already deflated bytes and their CRC-32, used instead of deflating `data`. */
+  readonly deflated?: { readonly bytes: Uint8Array; readonly crc: number; readonly size: number };
+}
+
+function u16(value: number): Buffer {
+  const buffer = Buffer.alloc(2);
+  buffer.writeUInt16LE(value);
+  return buffer;
+}
+
+function u32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32LE(value >>> 0);
+  return buffer;
+}
+
+/** A zip archive with the given entries (no data descriptors, no zip64), written by hand. */
+export function makeZip(entries: readonly ZipEntrySpec[]): Uint8Array {
+  const locals: Buffer[] = [];
+  const directory: Buffer[] = [];
+  let offset = 0;
+  for (const entry of entries) {
+    const raw = typeof entry.data === 'string' ? Buffer.from(entry.data) : Buffer.from(entry.data);
+    const method = entry.method === 'store' ? 0 : 8;
+    const stored = entry.deflated
+      ? Buffer.from(entry.deflated.bytes)
+      : method === 0
+        ? raw
+        : deflateRawSync(raw);
+    const crc = entry.deflated ? entry.deflated.crc : crc32(raw);
+    const name = Buffer.from(entry.name);
+    const size = entry.declaredSize ?? entry.deflated?.size ?? raw.byteLength;
+    const common = [
+      u16(20),
+      u16(0),
+      u16(method),
+      u16(0),
+      u16(0x21),
+      u32(crc),
+      u32(stored.byteLength),
+      u32(size),
+    ];
+    const local = Buffer.concat([u32(0x04034b50), ...common, u16(name.byteLength), u16(0), name, stored]);
+    directory.push(
+      Buffer.concat([
+        u32(0x02014b50),
+        u16(20),
+        ...common,
+        u16(name.byteLength),
+        u16(0),
+        u16(0),
+        u16(0),
+        u16(0),
+        u32(0),
+        u32(offset),
+        name,
+      ]),
+    );
+    locals.push(local);
+    offset += local.byteLength;
+  }
+  const central = Buffer.concat(directory);
+  const end = Buffer.concat([
+    u32(0x06054b50),
+    u16(0),
+    u16(0),
+    u16(entries.length),
+    u16(entries.length),
+    u32(central.byteLength),
+    u32(offset),
+    u16(0),
+  ]);
+  return Buffer.concat([...locals, central, end]);
+}
+
+/** `[Content_Types].xml` declaring a Word document's main part. */
+export const DOCX_CONTENT_TYPES =
+  '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+  '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>';
+
+/**
+ * A zip bomb shaped like a docx: `word/document.xml` is `mebibytes` MiB of zeros deflated to about a
+ * thousandth of that. With `lie`, the headers declare 1000 bytes instead of the real size.
+ */
+export function docxZipBomb(mebibytes: number, lie = false): Uint8Array {
+  return makeZip([
+    { name: '[Content_Types].xml', data: DOCX_CONTENT_TYPES },
+    {
+      name: 'word/document.xml',
+      data: '',
+      deflated: deflatedZeros(mebibytes),
+      ...(lie ? { declaredSize: 1000 } : {}),
+    },
+  ]);
+}
+
+/**
+ * `mebibytes` MiB of zeros as raw deflate data, built without compressing them all: one fully
+ * flushed (self-contained, byte-aligned) block for 1 MiB, repeated, then an empty final block.
+ */
+function deflatedZeros(mebibytes: number) {
+  const zeros = Buffer.alloc(1024 * 1024);
+  const block = deflateRawSync(zeros, { finishFlush: constants.Z_FULL_FLUSH });
+  let crc = 0;
+  for (let index = 0; index < mebibytes; index += 1) crc = crc32(zeros, crc);
+  const bytes = Buffer.concat([...Array.from({ length: mebibytes }, () => block), Buffer.from([0x03, 0x00])]);
+  return { bytes, crc, size: mebibytes * 1024 * 1024 };
+}
+
+/**
+ * A minimal OLE2 compound file (512-byte sectors) whose root storage holds empty streams with the
+ * given names (at most three), like the top level of a doc, xls, ppt or encrypted OOXML file.
+ */
+export function makeCompoundFile(streamNames: readonly string[]): Uint8Array {
+  if (streamNames.length > 3) throw new Error('at most three streams fit this minimal layout');
+  const sector = 512;
+  const file = Buffer.alloc(sector * 3, 0);
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(file, 0);
+  file.writeUInt16LE(0x3e, 24);
+  file.writeUInt16LE(3, 26);
+  file.writeUInt16LE(0xfffe, 28);
+  file.writeUInt16LE(9, 30);
+  file.writeUInt16LE(6, 32);
+  file.writeUInt32LE(1, 44); // one FAT sector
+  file.writeUInt32LE(1, 48); // directory starts at sector 1
+  file.writeUInt32LE(4096, 56);
+  file.writeUInt32LE(0xfffffffe, 60);
+  file.writeUInt32LE(0xfffffffe, 68);
+  for (let index = 0; index < 109; index += 1)
+    file.writeUInt32LE(index === 0 ? 0 : 0xffffffff, 76 + index * 4);
+  const fat = sector; // sector 0
+  file.writeUInt32LE(0xfffffffd, fat);
+  file.writeUInt32LE(0xfffffffe, fat + 4);
+  for (let index = 2; index < 128; index += 1) file.writeUInt32LE(0xffffffff, fat + index * 4);
+  const names = ['Root Entry', ...streamNames];
+  names.forEach((name, index) => {
+    const at = sector * 2 + index * 128;
+    const encoded = Buffer.from(`${name}\0`, 'utf16le');
+    encoded.copy(file, at);
+    file.writeUInt16LE(encoded.byteLength, at + 64);
+    file.writeUInt8(index === 0 ? 5 : 2, at + 66);
+    file.writeUInt32LE(0xffffffff, at + 68);
+    file.writeUInt32LE(index > 0 && index < names.length - 1 ? index + 1 : 0xffffffff, at + 72);
+    file.writeUInt32LE(index === 0 && names.length > 1 ? 1 : 0xffffffff, at + 76);
+    file.writeUInt32LE(0xfffffffe, at + 116);
+  });
+  for (let index = names.length; index < 4; index += 1) {
+    const at = sector * 2 + index * 128;
+    file.writeUInt32LE(0xffffffff, at + 68);
+    file.writeUInt32LE(0xffffffff, at + 72);
+    file.writeUInt32LE(0xffffffff, at + 76);
+  }
+  return file;
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Long-lived UNO bridge between Node and one warm LibreOffice (soffice) instance.
+
+Started by the LibreOffice pool of @collab-suite/preview-core, one helper per soffice instance.
+It needs the `uno` module (Debian: python3-uno), so run it with the system python (/usr/bin/python3,
+or PYENV_VERSION=system under pyenv).
+
+Protocol: one JSON object per line on stdin, one JSON object per line on stdout.
+  helper -> node, once:   {"type": "ready"}  or  {"type": "fatal", "error": "..."} (then exit 2)
+  node -> helper:         {"id": 1, "op": "convert", "input": "/abs/in.docx", "output": "/abs/out.pdf",
+                           "inputFilter": "MS Word 2007 XML", "exportFilter": "writer_pdf_Export",
+                           "locale": "de-DE" | null}
+                          {"id": 2, "op": "ping"}
+  helper -> node:         {"id": 1, "ok": true}
+                          {"id": 1, "ok": false, "kind": "load" | "export" | "bridge" | "request",
+                           "error": "..."}
+A "bridge" failure means soffice went away; the helper exits with status 3 right after answering.
+With `--soffice-group <pgid>` the helper kills that process group when its stdin closes, so soffice
+never outlives the Node process that started both. Diagnostics go to stderr only.
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def emit(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+try:
+    import uno
+    from com.sun.star.beans import PropertyValue
+    from com.sun.star.connection import NoConnectException
+    from com.sun.star.lang import DisposedException
+    from com.sun.star.uno import RuntimeException
+except ImportError as import_error:  # python without python3-uno
+    emit({"type": "fatal", "error": "cannot import the uno module (%s) with %s; install python3-uno "
+          "and run the helper with the system python" % (import_error, sys.executable)})
+    sys.exit(2)
+
+NEVER_EXECUTE_MACROS = 0
+NO_LINK_UPDATES = 0
+
+
+def properties(**values):
+    result = []
+    for name, value in values.items():
+        item = PropertyValue()
+        item.Name = name
+        item.Value = value
+        result.append(item)
+    return tuple(result)
+
+
+def connect(connection, timeout_seconds):
+    local_context = uno.getComponentContext()
+    resolver = local_context.ServiceManager.createInstanceWithContext(
+        "com.sun.star.bridge.UnoUrlResolver", local_context)
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        try:
+            return resolver.resolve("uno:%s;urp;StarOffice.ComponentContext" % connection)
+        except NoConnectException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+class Converter:
+    def __init__(self, context):
+        self.context = context
+        self.desktop = context.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", context)
+        self.current_locale = None
+
+    def set_locale(self, locale):
+        """Sets the locale LibreOffice formats numbers and dates with (Tools > Options > Language)."""
+        if locale is None or locale == self.current_locale:
+            return
+        provider = self.context.ServiceManager.createInstanceWithContext(
+            "com.sun.star.configuration.ConfigurationProvider", self.context)
+        access = provider.createInstanceWithArguments(
+            "com.sun.star.configuration.ConfigurationUpdateAccess",
+            properties(nodepath="/org.openoffice.Setup/L10N"))
+        access.setPropertyValue("ooSetupSystemLocale", locale)
+        access.commitChanges()
+        self.current_locale = locale
+
+    def convert(self, request):
+        self.set_locale(request.get("locale"))
+        load_properties = properties(
+            Hidden=True, ReadOnly=True, MacroExecutionMode=NEVER_EXECUTE_MACROS,
+            UpdateDocMode=NO_LINK_UPDATES, FilterName=request["inputFilter"])
+        try:
+            document = self.desktop.loadComponentFromURL(
+                uno.systemPathToFileUrl(request["input"]), "_blank", 0, load_properties)
+        except (DisposedException, RuntimeException):
+            raise
+        except Exception as error:  # IllegalArgumentException, IOException: the document itself
+            return {"ok": False, "kind": "load", "error": describe(error)}
+        if document is None:
+            return {"ok": False, "kind": "load", "error": "LibreOffice returned no document"}
+        try:
+            document.storeToURL(uno.systemPathToFileUrl(request["output"]),
+                                properties(FilterName=request["exportFilter"]))
+        except (DisposedException, RuntimeException):
+            raise
+        except Exception as error:
+            return {"ok": False, "kind": "export", "error": describe(error)}
+        finally:
+            close_quietly(document)
+        return {"ok": True}
+
+
+def describe(error):
+    message = getattr(error, "Message", "") or str(error)
+    return "%s: %s" % (type(error).__name__, message.strip() or "no message")
+
+
+def close_quietly(document):
+    try:
+        document.close(True)
+    except Exception:
+        try:
+            document.dispose()
+        except Exception:
+            pass
+
+
+def serve(converter):
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            request_id = request["id"]
+        except (ValueError, KeyError, TypeError) as error:
+            emit({"id": None, "ok": False, "kind": "request", "error": "bad request line: %s" % error})
+            continue
+        try:
+            if request.get("op") == "ping":
+                converter.desktop.getCurrentComponent()
+                answer = {"ok": True}
+            elif request.get("op") == "convert":
+                answer = converter.convert(request)
+            else:
+                answer = {"ok": False, "kind": "request", "error": "unknown op %r" % request.get("op")}
+        except (DisposedException, RuntimeException) as error:
+            emit({"id": request_id, "ok": False, "kind": "bridge", "error": describe(error)})
+            sys.exit(3)
+        except KeyError as error:
+            answer = {"ok": False, "kind": "request", "error": "missing field %s" % error}
+        answer["id"] = request_id
+        emit(answer)
+
+
+def main():
+    arguments = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    connection = arguments.get("--connect")
+    if not connection:
+        emit({"type": "fatal", "error": "usage: convert-server.py --connect <uno connection> [--timeout s] [--soffice-group pgid]"})
+        sys.exit(2)
+    try:
+        context = connect(connection, float(arguments.get("--timeout", "60")))
+        converter = Converter(context)
+    except Exception as error:
+        emit({"type": "fatal", "error": "cannot connect to soffice at %s: %s" % (connection, describe(error))})
+        sys.exit(2)
+    emit({"type": "ready"})
+    serve(converter)
+    stop_group(arguments.get("--soffice-group"))
+
+
+def stop_group(group):
+    """Called when stdin closes (Node went away): soffice must not outlive it."""
+    if not group:
+        return
+    try:
+        os.killpg(int(group), signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, ValueError):
+        pass
+
+
+if __name__ == "__main__":
+    main()
