@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
+
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+describe('chat events across two server instances on one Redis', () => {
+  let first: ChatTestServer;
+  let second: ChatTestServer;
+  const sockets: EventsClient[] = [];
+  beforeAll(async () => {
+    const env = { CHAT_REDIS_URL: redisUrl };
+    first = await startChatServer('postgres', { env });
+    second = await startChatServer('postgres', { env });
+  });
+  afterAll(async () => {
+    await Promise.all(sockets.map((socket) => socket.close()));
+    await Promise.all([first?.stop(), second?.stop()]);
+  });
+
+  it('an event raised on one instance reaches a socket connected to the other', async () => {
+    const { a, b, c } = users('a', 'b', 'c');
+    const onSecond = await second.events(b);
+    const onFirst = await first.events(c);
+    sockets.push(onSecond, onFirst);
+    const room = await first.as(a)('POST', '/rooms', {
+      json: { type: 'group', name: 'Across', membersIds: [b, c] },
+    });
+    expect(room.status).toBe(201);
+    expect(await onSecond.next((message) => message.type === 'ROOM_CREATED')).toEqual({
+      type: 'ROOM_CREATED',
+      roomId: room.body.id,
+      sentDate: expect.any(String),
+    });
+    await first.as(b)('PUT', `/rooms/${room.body.id}/mute`);
+    expect(await onSecond.next((message) => message.type === 'ROOM_MUTED')).toMatchObject({
+      roomId: room.body.id,
+    });
+    await second.as(a)('PUT', `/rooms/${room.body.id}`, { json: { name: 'Renamed' } });
+    expect(await onFirst.next((message) => message.type === 'ROOM_UPDATED')).toMatchObject({
+      name: 'Renamed',
+    });
+  });
+
+  it('reports the Redis bus in /health/', async () => {
+    const response = await fetch(`${first.url}/health/`);
+    const health = JSON.stringify(await response.json());
+    expect(health).toContain('redis');
+  });
+});
