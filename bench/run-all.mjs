@@ -14,7 +14,9 @@ const scripts = readdirSync(folder)
 let failed = 0;
 for (const script of scripts) {
   console.log(`\n=== ${script} ===`);
-  const result = spawnSync(process.execPath, ['--expose-gc', path.join(folder, script)], { stdio: 'inherit' });
+  const result = spawnSync(process.execPath, ['--expose-gc', path.join(folder, script)], {
+    stdio: 'inherit',
+  });
   if (result.status !== 0) failed += 1;
 }
 process.exit(failed === 0 ? 0 : 1);
