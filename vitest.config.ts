@@ -15,7 +15,9 @@ export default defineConfig({
         new URL('./packages/saml-config/src/testing/index.ts', import.meta.url),
       ),
       '@collab-suite/saml-config': packageSource('saml-config'),
-      '@collab-suite/chat-domain/testing': fileURLToPath(new URL('./packages/chat-domain/src/testing.ts', import.meta.url)),
+      '@collab-suite/chat-domain/testing': fileURLToPath(
+        new URL('./packages/chat-domain/src/testing.ts', import.meta.url),
+      ),
       '@collab-suite/chat-domain': packageSource('chat-domain'),
       '@collab-suite/webrtc-sfu': packageSource('webrtc-sfu'),
     },
