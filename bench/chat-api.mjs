@@ -1,0 +1,172 @@
+// Chat API benchmark (run `pnpm build` first; `pnpm bench -- chat-api`).
+// Requests per second and p99 latency through the real server (SQLite by default, or the database
+// in BENCH_CHAT_DATABASE_URL) of:
+//   1. GET /rooms?extraFields=members for a user in 200 rooms of 20 members (about 250 KB of JSON);
+//   2. POST /rooms creating a group of 3;
+// each divided by bare Express answering the same JSON (an object of the same size, serialised per
+// request; the POST reference also parses the JSON body). Target: rps ratio >= 0.5 on SQLite.
+// The load tool is autocannon, the same for both sides, in this process; servers are child processes.
+import { spawn } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const serverMain = path.join(root, 'packages/server/dist/main.js');
+const ROOMS = 200;
+const MEMBERS_PER_ROOM = 20;
+const CONNECTIONS = 10;
+const DURATION_SECONDS = 5;
+const SECRET = 'bench-chat-secret-of-at-least-32-bytes';
+
+if (process.argv[2] === '--bare-server') {
+  await runBareServer(process.argv[3]);
+} else {
+  await main();
+}
+
+/** The reference: bare Express answering fixed JSON objects read from `payloadFile`. */
+async function runBareServer(payloadFile) {
+  const express = createRequire(path.join(root, 'packages/server/package.json'))('express');
+  const { list, created } = JSON.parse(readFileSync(payloadFile, 'utf8'));
+  const app = express();
+  app.get('/rooms', (_request, response) => response.json(list));
+  app.post('/rooms', express.json(), (_request, response) => response.status(201).json(created));
+  const server = app.listen(0, '127.0.0.1', () =>
+    console.log(JSON.stringify({ msg: 'server listening', port: server.address().port })),
+  );
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+function token(userId) {
+  const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode({ sub: userId, roles: [], iat: now, exp: now + 3600 })}`;
+  return `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
+}
+
+async function startProcess(args, env) {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n')) {
+        if (line.includes('server listening')) resolve(JSON.parse(line).port);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening`)));
+  });
+  child.stdout.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function call(url, method, userId, body) {
+  const response = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token(userId)}`, 'content-type': 'application/json' },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  if (response.status >= 300)
+    throw new Error(`${method} ${url} answered ${response.status}: ${await response.text()}`);
+  return response.text();
+}
+
+/** Puts `userId` in ROOMS rooms of MEMBERS_PER_ROOM members, 8 creations at a time. */
+async function seed(url, userId) {
+  let next = 0;
+  const worker = async () => {
+    while (next < ROOMS) {
+      next += 1;
+      const membersIds = Array.from({ length: MEMBERS_PER_ROOM - 1 }, () => randomUUID());
+      await call(`${url}/rooms`, 'POST', userId, {
+        type: 'group',
+        name: `Room ${next}`,
+        description: 'bench',
+        membersIds,
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+async function load(options) {
+  await autocannon({ ...options, connections: CONNECTIONS, duration: 1 });
+  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_SECONDS });
+  const failures = result.errors + result.timeouts + result.non2xx;
+  if (failures > 0) throw new Error(`${options.method ?? 'GET'} ${options.url}: ${failures} failed requests`);
+  return { rps: result.requests.average, p99: result.latency.p99, bytes: result.throughput.average };
+}
+
+function report(name, ours, bare) {
+  console.log(
+    `${name.padEnd(38)} ours ${ours.rps.toFixed(0).padStart(6)} req/s p99 ${String(ours.p99).padStart(4)} ms | ` +
+      `bare Express ${bare.rps.toFixed(0).padStart(6)} req/s p99 ${String(bare.p99).padStart(4)} ms | ` +
+      `rps ratio ${(ours.rps / bare.rps).toFixed(2)} (target >= 0.5), p99 ratio ${(bare.p99 / Math.max(ours.p99, 1)).toFixed(2)}`,
+  );
+}
+
+async function main() {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
+  const databaseUrl = process.env.BENCH_CHAT_DATABASE_URL;
+  const server = await startProcess([serverMain], {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    DOCS_ENABLED: 'false',
+    AUTH_JWT_SECRET: SECRET,
+    ...(databaseUrl ? { CHAT_DATABASE_URL: databaseUrl } : {}),
+  });
+  let bare;
+  try {
+    const userId = randomUUID();
+    await seed(server.url, userId);
+    const headers = { authorization: `Bearer ${token(userId)}`, 'content-type': 'application/json' };
+    const listUrl = '/rooms?extraFields=members';
+    const list = JSON.parse(await call(`${server.url}${listUrl}`, 'GET', userId));
+    if (list.length !== ROOMS || list.some((room) => room.members.length !== MEMBERS_PER_ROOM)) {
+      throw new Error('seeding did not produce 200 rooms of 20 members');
+    }
+    const createBody = JSON.stringify({
+      type: 'group',
+      name: 'Bench',
+      description: 'load',
+      membersIds: [randomUUID(), randomUUID()],
+    });
+    const created = JSON.parse(await call(`${server.url}/rooms`, 'POST', userId, JSON.parse(createBody)));
+    const payloadFile = path.join(dataDir, 'bare-payload.json');
+    writeFileSync(payloadFile, JSON.stringify({ list, created }));
+    bare = await startProcess([fileURLToPath(import.meta.url), '--bare-server', payloadFile], {});
+
+    console.log(
+      `database: ${databaseUrl ? 'postgresql' : 'sqlite'}; ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run`,
+    );
+    console.log(`GET ${listUrl}: ${JSON.stringify(list).length} bytes per response`);
+    const listOurs = await load({ url: `${server.url}${listUrl}`, headers });
+    const listBare = await load({ url: `${bare.url}${listUrl}`, headers });
+    report(`GET ${listUrl}`, listOurs, listBare);
+    const post = { method: 'POST', headers, body: createBody };
+    const createOurs = await load({ ...post, url: `${server.url}/rooms` });
+    const createBare = await load({ ...post, url: `${bare.url}/rooms` });
+    report('POST /rooms', createOurs, createBare);
+  } finally {
+    await bare?.stop();
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
