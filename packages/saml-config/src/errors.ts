@@ -13,8 +13,10 @@ export const samlConfigErrorCodes = [
   'invalid_document',
   /** The IdP metadata is well-formed but unusable (no IdP, several IdPs, expired `validUntil`). */
   'invalid_metadata',
-  /** The document or downloaded body is larger than the configured limit. */
+  /** The document given to import or validate is larger than the configured limit. */
   'document_too_large',
+  /** The document fetched from a URL is larger than the configured limit. */
+  'download_too_large',
   /** `validate=true` import or a validation request found errors (`details.errors`, `details.warnings`). */
   'validation_failed',
   /** The configuration lacks what an operation needs (SP metadata without an SP entity ID). */

@@ -38,7 +38,7 @@ describe('readCertificate', () => {
       message: expect.stringContaining('not base64'),
     });
     const key = readCertificate(privateKeyPem);
-    expect(key).toMatchObject({ ok: false, message: expect.stringContaining('"PRIVATE KEY"') });
+    expect(key).toMatchObject({ ok: false, message: 'expected a certificate but received a private key' });
     expect(readCertificate(certificatePem + certificatePem)).toMatchObject({
       ok: false,
       message: expect.stringContaining('2 PEM blocks'),

@@ -8,6 +8,15 @@ export type PemReadResult<T> =
 const PEM_BOUNDARY = /-----(BEGIN|END) ([A-Z0-9 ]+)-----/g;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
+/** Names a PEM label in messages without repeating the words of a key label (logs are grepped for them). */
+function describeLabel(label: string): string {
+  if (/PRIVATE KEY/.test(label)) {
+    const kind = label.replace(/\s*PRIVATE KEY$/, '').trim();
+    return kind === '' ? 'a private key' : `a private key (${kind.slice(0, 20)})`;
+  }
+  return `a PEM block labelled ${JSON.stringify(label.slice(0, 40))}`;
+}
+
 /** Wraps base64 at 64 characters between BEGIN/END lines, with a final newline. */
 export function wrapPem(base64: string, label: string): string {
   const lines = base64.match(/.{1,64}/g) ?? [];
@@ -56,7 +65,7 @@ export function readCertificate(text: string): PemReadResult<CanonicalCertificat
     return {
       ok: false,
       reason: 'invalid',
-      message: `expected a PEM CERTIFICATE but received a PEM block labelled "${labels[0]}"`,
+      message: `expected a certificate but received ${describeLabel(labels[0] ?? '')}`,
     };
   }
   const body = bareBase64(text);
@@ -122,7 +131,7 @@ export function readPrivateKey(text: string): PemReadResult<CanonicalPrivateKey>
     return {
       ok: false,
       reason: 'invalid',
-      message: `expected a PEM PRIVATE KEY but received a PEM block labelled "${label}"`,
+      message: `expected an RSA private key but received ${describeLabel(label)}`,
     };
   }
   const body = bareBase64(text);

@@ -18,7 +18,7 @@ export interface FetchedDocument {
 /**
  * Port: fetches a document from a URL. Implementations bound size and time and refuse non-public
  * addresses; they throw {@link SamlConfigError} `url_not_allowed`, `fetch_failed`, `fetch_timeout`
- * or `document_too_large`.
+ * or `download_too_large`.
  */
 export interface DocumentFetcher {
   fetch(request: FetchDocumentRequest): Promise<FetchedDocument>;

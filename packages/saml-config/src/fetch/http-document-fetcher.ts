@@ -275,7 +275,7 @@ function discard(body: { on(event: 'error', listener: () => void): unknown; dest
 
 function tooLarge(url: URL, limit: number, what: string): SamlConfigError {
   return new SamlConfigError(
-    'document_too_large',
+    'download_too_large',
     `expected a document of at most ${limit} bytes at ${url.origin}${url.pathname} but ${what}`,
     {
       details: { limit },

@@ -170,7 +170,7 @@ describe('HTTP document fetcher: size, time and status bounds', () => {
       fetcher().fetch({ url: `${server.origin}/endless`, allowUnsecure: true }),
     );
     expect(failure).toMatchObject({
-      code: 'document_too_large',
+      code: 'download_too_large',
       message: expect.stringContaining('at most 65536 bytes'),
     });
   });
@@ -180,7 +180,7 @@ describe('HTTP document fetcher: size, time and status bounds', () => {
       fetcher().fetch({ url: `${server.origin}/declared`, allowUnsecure: true }),
     );
     expect(failure).toMatchObject({
-      code: 'document_too_large',
+      code: 'download_too_large',
       message: expect.stringContaining('declares 70000 bytes'),
     });
   });

@@ -14,6 +14,7 @@ export const samlErrorStatus: Record<SamlConfigErrorCode, number> = {
   invalid_document: 400,
   invalid_metadata: 400,
   document_too_large: 413,
+  download_too_large: 400,
   validation_failed: 400,
   incomplete_configuration: 400,
   url_not_allowed: 400,
