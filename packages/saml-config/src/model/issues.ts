@@ -14,7 +14,10 @@ export interface SamlIssue {
 export function summarizeIssues(issues: readonly SamlIssue[]): string {
   const [first, ...rest] = issues;
   if (first === undefined) return 'no issues';
-  const head = first.key === undefined ? first.message : `${first.key}: ${first.message}`;
+  const head =
+    first.key === undefined || first.message.startsWith(first.key)
+      ? first.message
+      : `${first.key}: ${first.message}`;
   return rest.length === 0 ? head : `${head} (and ${rest.length} more)`;
 }
 

@@ -71,8 +71,8 @@ export interface SamlConfigService {
     domain: string,
     parameters?: Readonly<Record<string, unknown>>,
   ): Promise<GenerateResult>;
-  /** The SP metadata XML of the domain. */
-  spMetadata(domain: string): Promise<string>;
+  /** The SP metadata XML of the domain; a warning says when `security.sign_metadata` asks for a signature it lacks. */
+  spMetadata(domain: string): Promise<{ xml: string; warnings: SamlIssue[] }>;
 }
 
 /**
@@ -233,8 +233,19 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
 
     async spMetadata(domain) {
       const name = normalizeDomain(domain);
-      const stored = await resolved.store.get(name);
-      return buildSpMetadata(effectiveProperties(stored, context(name)), { now: resolved.now() });
+      const properties = effectiveProperties(await resolved.store.get(name), context(name));
+      const xml = buildSpMetadata(properties, { now: resolved.now() });
+      const warnings: SamlIssue[] =
+        properties['security.sign_metadata'] === true
+          ? [
+              {
+                code: 'metadata_not_signed',
+                key: 'security.sign_metadata',
+                message: 'metadata signing is not implemented; the document is unsigned',
+              },
+            ]
+          : [];
+      return { xml, warnings };
     },
   };
 }

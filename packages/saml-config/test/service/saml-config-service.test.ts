@@ -218,7 +218,7 @@ describe('SAML config service: validate, generate, metadata', () => {
     const { service } = setup();
     const document = await service.validateDocument({ body: JSON.stringify(await idpProperties()) });
     expect(document.errors.map((error) => error.code)).toEqual(['sp_entityId_not_found', 'sp_acs_not_found']);
-    expect(document.summary).toBe('sp.entityid: sp.entityid is required (and 1 more)');
+    expect(document.summary).toBe('sp.entityid is required (and 1 more)');
     await service.importProperties('example.com', { body: await idpProperties() });
     const domain = await service.validateDomain('example.com');
     expect(domain.ok).toBe(true);
@@ -266,7 +266,8 @@ describe('SAML config service: validate, generate, metadata', () => {
     const { service } = setup();
     await service.generateCertificate('example.com', {});
     const stored = await service.getProperties('example.com', { raw: true });
-    const xml = await service.spMetadata('example.com');
+    const { xml, warnings } = await service.spMetadata('example.com');
+    expect(warnings).toEqual([]);
     expect(xml).toContain('entityID="https://mail.example.com/zx/auth/samlMetadata?domain=example.com"');
     expect(xml).toContain(
       `<ds:X509Certificate>${pemBody(String(stored['sp.x509cert']))}</ds:X509Certificate>`,
@@ -275,6 +276,10 @@ describe('SAML config service: validate, generate, metadata', () => {
       '<md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://mail.example.com/zx/auth/saml" index="1"/>',
     );
     expect(xml).not.toContain('PRIVATE');
+    await service.updateProperties('example.com', { 'security.sign_metadata': true });
+    expect((await service.spMetadata('example.com')).warnings.map((warning) => warning.code)).toEqual([
+      'metadata_not_signed',
+    ]);
     const withoutPublicUrl = setup({ publicUrl: undefined });
     expect((await failureOf(withoutPublicUrl.service.spMetadata('example.com'))).code).toBe(
       'incomplete_configuration',

@@ -231,7 +231,8 @@ export const samlOpenApi: OpenApiFragment = {
       get: {
         tags,
         security,
-        summary: 'The SP metadata XML of the domain (unsigned).',
+        summary:
+          'The SP metadata XML of the domain (unsigned; `X-Saml-Warnings: metadata_not_signed` when sign_metadata is true).',
         parameters: [domain],
         responses: {
           200: {

@@ -139,7 +139,8 @@ export function createSamlRoutes(options: SamlRoutesOptions): Router {
 
   router.get('/saml-metadata/:domain', async (request, response) => {
     readQuery(request.query, []);
-    const xml = await service.spMetadata(domainOf(request));
+    const { xml, warnings } = await service.spMetadata(domainOf(request));
+    sendWarnings(response, warnings);
     response.type('application/samlmetadata+xml; charset=utf-8').send(xml);
   });
 

@@ -207,5 +207,9 @@ describe('round trip and SP metadata', () => {
     expect(response.text).toContain('AuthnRequestsSigned="true"');
     expect(response.text).toContain('<ds:X509Certificate>MII');
     expect(response.text).not.toContain('PRIVATE');
+    expect(response.headers.get('x-saml-warnings')).toBeNull();
+    await api.call('PUT', '/saml/metadata.example', { json: { 'security.sign_metadata': true } });
+    const unsigned = await api.call('GET', '/saml-metadata/metadata.example');
+    expect(unsigned.headers.get('x-saml-warnings')).toBe('metadata_not_signed');
   });
 });
