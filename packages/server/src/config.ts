@@ -39,6 +39,38 @@ export const environmentSchema = z.object({
   PREVIEW_MAX_CONCURRENT_RENDERS: integer(1).default(4),
   /** Renders waiting for a slot; past it requests get 503 with Retry-After. */
   PREVIEW_MAX_QUEUED_RENDERS: integer(0).default(32),
+  /** Most pages one PDF or document preview may copy (the whole document is never limited). */
+  PREVIEW_MAX_PDF_PAGES: integer(1).default(500),
+  /** Most pixels of a rendered PDF page for a thumbnail; larger renders are scaled down. */
+  PREVIEW_MAX_RENDER_PIXELS: integer(1).default(16_000_000),
+  /** Office documents -> PDF: `libreoffice` (warm local pool), `remote` (DOCUMENT_CONVERTER_URL) or `none`. */
+  DOCUMENT_CONVERTER: z.enum(['libreoffice', 'remote', 'none']).default('libreoffice'),
+  /** Base URL of a Collabora Online compatible converter (`POST /cool/convert-to/pdf`), for `remote`. */
+  DOCUMENT_CONVERTER_URL: optionalText.pipe(z.url().optional()),
+  /** Longest one conversion may take, in milliseconds (then 503; a local instance is restarted). */
+  DOCUMENT_CONVERSION_TIMEOUT_MS: integer(1).default(30_000),
+  /** Locale for number and date formats when a request has no `locale`. */
+  DOCUMENT_DEFAULT_LOCALE: z.string().min(2).default('en-US'),
+  /** Bytes of converted PDFs of stored documents kept in memory (0 turns the cache off). */
+  DOCUMENT_CACHE_MAX_BYTES: integer(0).default(64 * 1024 * 1024),
+  /** Serve a Collabora compatible `POST /cool/convert-to/pdf` so other nodes can convert here. */
+  DOCUMENT_CONVERT_ENDPOINT: booleanText.default(false),
+  /** The `soffice` program (name on PATH or path) of the local pool. */
+  LIBREOFFICE_PATH: z.string().min(1).default('soffice'),
+  /** A python 3 with the `uno` module (python3-uno); default Debian's /usr/bin/python3. */
+  LIBREOFFICE_PYTHON: optionalText,
+  /** Warm soffice instances; default one per core. */
+  LIBREOFFICE_INSTANCES: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[1-9][0-9]{0,3}$/, 'expected a whole number of instances, at least 1')
+      .transform(Number)
+      .optional(),
+  ),
+  /** Conversions waiting for a free instance; past it 503 with Retry-After. */
+  LIBREOFFICE_MAX_QUEUED: integer(0).default(16),
+  /** An instance is restarted after this many conversions (LibreOffice's memory grows). */
+  LIBREOFFICE_RESTART_AFTER: integer(1).default(100),
   /** Chat database: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/chat.db`. */
   CHAT_DATABASE_URL: optionalText,
   /** Folder of chat attachment and room picture bytes; default `<DATA_DIR>/chat-blobs`. */
@@ -94,6 +126,23 @@ export interface ServerConfig {
     maxOutputSide: number;
     maxConcurrentRenders: number;
     maxQueuedRenders: number;
+    maxPdfPages: number;
+    maxRenderPixels: number;
+  };
+  document: {
+    converter: 'libreoffice' | 'remote' | 'none';
+    converterUrl: string | undefined;
+    conversionTimeoutMs: number;
+    defaultLocale: string;
+    cacheMaxBytes: number;
+    convertEndpoint: boolean;
+    libreOffice: {
+      sofficePath: string;
+      pythonPath: string | undefined;
+      instances: number | undefined;
+      maxQueued: number;
+      restartAfterConversions: number;
+    };
   };
   chat: {
     databaseUrl: string;
@@ -155,6 +204,23 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxOutputSide: values.PREVIEW_MAX_OUTPUT_SIDE,
       maxConcurrentRenders: values.PREVIEW_MAX_CONCURRENT_RENDERS,
       maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
+      maxPdfPages: values.PREVIEW_MAX_PDF_PAGES,
+      maxRenderPixels: values.PREVIEW_MAX_RENDER_PIXELS,
+    },
+    document: {
+      converter: values.DOCUMENT_CONVERTER,
+      converterUrl: values.DOCUMENT_CONVERTER_URL,
+      conversionTimeoutMs: values.DOCUMENT_CONVERSION_TIMEOUT_MS,
+      defaultLocale: values.DOCUMENT_DEFAULT_LOCALE,
+      cacheMaxBytes: values.DOCUMENT_CACHE_MAX_BYTES,
+      convertEndpoint: values.DOCUMENT_CONVERT_ENDPOINT,
+      libreOffice: {
+        sofficePath: values.LIBREOFFICE_PATH,
+        pythonPath: values.LIBREOFFICE_PYTHON,
+        instances: values.LIBREOFFICE_INSTANCES,
+        maxQueued: values.LIBREOFFICE_MAX_QUEUED,
+        restartAfterConversions: values.LIBREOFFICE_RESTART_AFTER,
+      },
     },
     chat: {
       databaseUrl: values.CHAT_DATABASE_URL ?? path.join(dataDir, 'chat.db'),

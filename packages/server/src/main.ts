@@ -15,7 +15,6 @@ async function main(): Promise<void> {
   }
   const app = await createApp({ config });
   const running = await startServer(app, { host: config.host, port: config.port });
-  app.logger.info({ host: config.host, port: running.port, dataDir: config.dataDir }, 'server listening');
   const shutdown = (signal: string) => {
     app.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
     running.stop(config.shutdownTimeoutMs).then(
@@ -28,6 +27,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  // Logged after the handlers exist: a supervisor may signal as soon as it reads this line.
+  app.logger.info({ host: config.host, port: running.port, dataDir: config.dataDir }, 'server listening');
 }
 
 main().catch((error: unknown) => {

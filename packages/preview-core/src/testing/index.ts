@@ -1,4 +1,11 @@
 export {
+  DOCX_CONTENT_TYPES,
+  docxZipBomb,
+  makeCompoundFile,
+  makeZip,
+  type ZipEntrySpec,
+} from './container-samples.js';
+export {
   type ConformanceSample,
   type DocumentConverterFixture,
   describeDocumentConverterConformance,
@@ -17,6 +24,8 @@ export {
   type Rgba,
   rotatedExifJpeg,
 } from './image-fixtures.js';
+export { encryptPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
   type StorageBehaviour,
   type StorageServiceDouble,

@@ -1,5 +1,5 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { loadMupdf } from '../../src/pdf/mupdf-module.js';
+import { loadMupdf } from '../pdf/mupdf-module.js';
 
 /** A PDF of `pageCount` pages of `size` points whose page n reads "Page n". Built with pdf-lib. */
 export async function makePdf(pageCount: number, size: [number, number] = [595, 842]): Promise<Uint8Array> {

@@ -1,9 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { detectDocumentType } from '../../src/document/detect-document-type.js';
 import { PreviewError } from '../../src/errors.js';
-import { DOCX_CONTENT_TYPES, docxZipBomb, makeCompoundFile, makeZip } from '../helpers/containers.js';
-import { SAMPLE_DOCUMENTS, sampleDocument } from '../helpers/document-fixtures.js';
-import { makePdf } from '../helpers/pdf-samples.js';
+import {
+  DOCX_CONTENT_TYPES,
+  docxZipBomb,
+  makeCompoundFile,
+  makeZip,
+} from '../../src/testing/container-samples.js';
+import { makePdf } from '../../src/testing/pdf-samples.js';
+import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
 
 const LIMITS = { maxEntries: 10_000, maxUncompressedBytes: 512 * 1024 * 1024, maxCompressionRatio: 200 };
 

@@ -5,10 +5,10 @@ import { createInMemoryConverter } from '../../src/document/in-memory-converter.
 import { createPdfPreviewService } from '../../src/pdf/pdf-preview-service.js';
 import { createPreviewService } from '../../src/preview-service.js';
 import { createInMemoryStoredFileSource } from '../../src/storage/in-memory-stored-file-source.js';
+import { docxZipBomb } from '../../src/testing/container-samples.js';
 import { imageFacts } from '../../src/testing/image-fixtures.js';
-import { docxZipBomb } from '../helpers/containers.js';
-import { sampleDocument } from '../helpers/document-fixtures.js';
-import { makePdf, pdfPageTexts } from '../helpers/pdf-samples.js';
+import { makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { sampleDocument } from '../../src/testing/sample-documents.js';
 
 // Domain logic of document previews (recognition, locale, cache, page rules, errors) with the
 // in-memory converter; real LibreOffice conversions are tested in libreoffice-*.test.ts.

@@ -3,10 +3,10 @@ import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
 } from '../../src/document/libreoffice/libreoffice-converter.js';
+import { DOCX_CONTENT_TYPES, makeZip } from '../../src/testing/container-samples.js';
 import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
-import { DOCX_CONTENT_TYPES, makeZip } from '../helpers/containers.js';
-import { SAMPLE_DOCUMENTS, sampleDocument } from '../helpers/document-fixtures.js';
-import { pdfPageTexts } from '../helpers/pdf-samples.js';
+import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
 
 // Real LibreOffice (Debian's soffice and python3-uno), one warm instance per pool: the machine has 2 cores.
 

@@ -4,8 +4,8 @@ import {
   type LibreOfficeConverter,
 } from '../../src/document/libreoffice/libreoffice-converter.js';
 import type { LibreOfficeOptionsInput } from '../../src/document/libreoffice/libreoffice-options.js';
-import { sampleDocument } from '../helpers/document-fixtures.js';
-import { pdfPageTexts } from '../helpers/pdf-samples.js';
+import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { sampleDocument } from '../../src/testing/sample-documents.js';
 
 // Faults against real soffice processes. "Hangs" are made by stopping the instance's process group
 // with SIGSTOP, which freezes LibreOffice exactly like a wedged conversion; kills use SIGKILL on the

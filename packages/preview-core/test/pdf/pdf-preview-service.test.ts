@@ -4,7 +4,7 @@ import { createPdfPreviewService } from '../../src/pdf/pdf-preview-service.js';
 import { createPreviewService } from '../../src/preview-service.js';
 import { createInMemoryStoredFileSource } from '../../src/storage/in-memory-stored-file-source.js';
 import { imageFacts, isNear, pixelAt } from '../../src/testing/image-fixtures.js';
-import { makePdf, pdfPageTexts } from '../helpers/pdf-samples.js';
+import { makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
 
 /** A 200x400 pt page: a red band across the top 50 pt, a blue band across the bottom 50 pt. */
 async function bandedPdf(): Promise<Uint8Array> {

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PreviewError } from '../../src/errors.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
-import { encryptPdf, makePdf, pdfPageTexts } from '../helpers/pdf-samples.js';
+import { encryptPdf, makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
 
 async function failure(promise: Promise<unknown>): Promise<PreviewError> {
   try {

@@ -3,6 +3,7 @@ import {
   createDiskStoredFileSource,
   createHttpStoredFileSource,
   createPreviewService,
+  type DocumentConverter,
   type PreviewService,
   type StoredFileSource,
 } from '@collab-suite/preview-core';
@@ -10,6 +11,7 @@ import { Router } from 'express';
 import type { ServerConfig } from '../config.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler, detailBody } from '../http/error-handler.js';
+import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
 import { previewOpenApi } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
@@ -20,6 +22,8 @@ export interface PreviewFeatureOverrides {
   storedFiles?: StoredFileSource;
   /** @default a preview service with the limits of the configuration */
   service?: PreviewService;
+  /** @default the converter of DOCUMENT_CONVERTER (a warm LibreOffice pool) */
+  converter?: DocumentConverter;
 }
 
 async function defaultStoredFiles(config: ServerConfig): Promise<StoredFileSource> {
@@ -57,12 +61,18 @@ export async function createPreviewFeature(
   const service = overrides.service ?? previewServiceFromConfig(config, storedFiles);
   const router = Router();
   router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes }));
+  const documents = createDocumentParts(config, service, overrides.converter);
+  router.use(documents.router);
   router.use(createErrorHandler(detailBody));
   return {
     name: 'preview',
     basePath: '/',
     router,
-    openapi: previewOpenApi,
+    openapi: {
+      tags: [...(previewOpenApi.tags ?? []), ...(documents.openapi.tags ?? [])],
+      paths: { ...previewOpenApi.paths, ...documents.openapi.paths },
+      schemas: { ...previewOpenApi.schemas, ...documents.openapi.schemas },
+    },
     health: [
       {
         name: 'image-renderer',
@@ -70,6 +80,8 @@ export async function createPreviewFeature(
         check: async () => ({ live: true, ready: true, details: { ...service.stats() } }),
       },
       createStorageHealthCheck(config.storage),
+      ...documents.health,
     ],
+    close: () => documents.close(),
   };
 }

@@ -35,6 +35,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: testJwtSecret,
     LOG_LEVEL: 'silent',
+    // No LibreOffice pool unless a test asks for one (DOCUMENT_CONVERTER=libreoffice): it costs cores.
+    DOCUMENT_CONVERTER: 'none',
     ...options.env,
   });
   const app = await createApp({

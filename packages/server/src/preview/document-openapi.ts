@@ -1,0 +1,177 @@
+import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { previewErrorResponses, previewParameters } from './preview-openapi.js';
+
+const page = (name: 'first_page' | 'last_page') => ({
+  name,
+  in: 'query',
+  required: false,
+  description:
+    name === 'first_page'
+      ? 'First page, from 1. Past the end, or after last_page: 400 saying how many pages there are.'
+      : 'Last page; 0 means the last page, a value past the end is clamped. All pages: the original PDF unchanged.',
+  schema: { type: 'integer', default: name === 'first_page' ? 1 : 0 },
+});
+
+const locale = {
+  name: 'locale',
+  in: 'query',
+  required: false,
+  description:
+    'BCP 47 tag (e.g. de-DE) for number and date formats of the conversion; `lang_tag` is accepted too.',
+  schema: { type: 'string', default: 'DOCUMENT_DEFAULT_LOCALE (en-US)' },
+};
+
+const thumbnailFormat = {
+  name: 'output_format',
+  in: 'query',
+  required: false,
+  description: 'jpeg (default) or png; gif is refused with 400.',
+  schema: { type: 'string', enum: ['jpeg', 'png', 'gif'], default: 'jpeg' },
+};
+
+const thumbnailOptions = [previewParameters.shape, previewParameters.quality, thumbnailFormat];
+
+const converterResponses = {
+  ...previewErrorResponses,
+  400: {
+    ...previewErrorResponses[400],
+    description: 'Not a supported document, corrupt, encrypted, a zip bomb, or a bad page range.',
+  },
+  503: {
+    ...previewErrorResponses[503],
+    description: 'The document converter is unavailable, busy or timed out; retry after Retry-After seconds.',
+  },
+};
+
+const pdfBody = {
+  description: 'The selected pages as a PDF.',
+  content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+};
+const imageBody = {
+  description: 'A thumbnail of the first page, cropped from the top.',
+  content: {
+    'image/jpeg': { schema: { type: 'string', format: 'binary' } },
+    'image/png': { schema: { type: 'string', format: 'binary' } },
+  },
+};
+const cached = (body: object) => ({
+  200: {
+    ...body,
+    headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
+  },
+  304: { description: 'Not modified (If-None-Match matched the ETag).' },
+});
+const upload = (schema: string) => ({
+  required: true,
+  content: { 'multipart/form-data': { schema: { $ref: `#/components/schemas/${schema}` } } },
+});
+const stored = [previewParameters.id, previewParameters.version];
+
+function operations(kind: 'pdf' | 'document') {
+  const tag = kind === 'pdf' ? 'PDF' : 'Document';
+  const extra = kind === 'document' ? [locale] : [];
+  const errors = kind === 'document' ? converterResponses : previewErrorResponses;
+  const what = kind === 'pdf' ? 'PDF' : 'office document (xls, xlsx, ods, ppt, pptx, odp, doc, docx, odt)';
+  return {
+    [`/preview/${kind}/{id}/{version}/`]: {
+      get: {
+        tags: [tag],
+        summary: `Selected pages of a stored ${what}`,
+        parameters: [
+          ...stored,
+          previewParameters.serviceType,
+          page('first_page'),
+          page('last_page'),
+          ...extra,
+        ],
+        responses: { ...cached(pdfBody), ...errors },
+      },
+    },
+    [`/preview/${kind}/`]: {
+      post: {
+        tags: [tag],
+        summary: `Selected pages of an uploaded ${what}`,
+        parameters: [page('first_page'), page('last_page'), ...extra],
+        requestBody: upload(`Body_post_preview_preview_${kind}__post`),
+        responses: { 200: pdfBody, ...errors },
+      },
+    },
+    [`/preview/${kind}/{area}/thumbnail/`]: {
+      post: {
+        tags: [tag],
+        summary: `Thumbnail of the first page of an uploaded ${what}`,
+        parameters: [previewParameters.area, ...thumbnailOptions, ...extra],
+        requestBody: upload(`Body_post_thumbnail_preview_${kind}__area__thumbnail__post`),
+        responses: { 200: imageBody, ...errors },
+      },
+    },
+    [`/preview/${kind}/{id}/{version}/{area}/thumbnail/`]: {
+      get: {
+        tags: [tag],
+        summary: `Thumbnail of the first page of a stored ${what}`,
+        parameters: [
+          ...stored,
+          previewParameters.area,
+          previewParameters.serviceType,
+          ...thumbnailOptions,
+          ...extra,
+        ],
+        responses: { ...cached(imageBody), ...errors },
+      },
+    },
+  };
+}
+
+const fileBody = (field: string) => ({
+  type: 'object',
+  required: [field],
+  properties: { [field]: { type: 'string', format: 'binary' } },
+});
+
+const convertPath = {
+  '/cool/convert-to/{format}': {
+    post: {
+      tags: ['Conversion'],
+      summary: 'Convert an office document to PDF (Collabora Online compatible)',
+      parameters: [
+        { name: 'format', in: 'path', required: true, schema: { type: 'string', enum: ['pdf'] } },
+        {
+          name: 'lang',
+          in: 'query',
+          required: false,
+          description: 'Locale, e.g. de-DE.',
+          schema: { type: 'string' },
+        },
+      ],
+      requestBody: upload('ConvertToBody'),
+      responses: {
+        200: { description: 'The whole document as PDF.', content: pdfBody.content },
+        ...converterResponses,
+      },
+    },
+  },
+};
+
+/** The PDF and document part of the preview API; the convert endpoint only when it is enabled. */
+export function documentOpenApi(withConvertEndpoint: boolean): OpenApiFragment {
+  return {
+    tags: [
+      { name: 'PDF', description: 'Page selections and first-page thumbnails of PDFs.' },
+      {
+        name: 'Document',
+        description: 'Office documents converted to PDF by LibreOffice or a remote converter.',
+      },
+      ...(withConvertEndpoint
+        ? [{ name: 'Conversion', description: 'Document conversion for other nodes.' }]
+        : []),
+    ],
+    paths: { ...operations('pdf'), ...operations('document'), ...(withConvertEndpoint ? convertPath : {}) },
+    schemas: {
+      Body_post_preview_preview_pdf__post: fileBody('file'),
+      Body_post_thumbnail_preview_pdf__area__thumbnail__post: fileBody('file'),
+      Body_post_preview_preview_document__post: fileBody('file'),
+      Body_post_thumbnail_preview_document__area__thumbnail__post: fileBody('file'),
+      ...(withConvertEndpoint ? { ConvertToBody: fileBody('data') } : {}),
+    },
+  };
+}

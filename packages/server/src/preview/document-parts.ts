@@ -1,0 +1,70 @@
+import {
+  createConvertedPdfCache,
+  createDocumentPreviewService,
+  createPdfPreviewService,
+  type DocumentConverter,
+  type PreviewService,
+} from '@collab-suite/preview-core';
+import { Router } from 'express';
+import type { ServerConfig } from '../config.js';
+import type { HealthCheck } from '../health/health-check.js';
+import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { createConvertRoutes } from './convert-routes.js';
+import { documentOpenApi } from './document-openapi.js';
+import { createDocumentRoutes } from './document-routes.js';
+import { createConverterHealthCheck, documentConverterFromConfig } from './document-setup.js';
+import { createPdfRoutes } from './pdf-routes.js';
+
+/** The PDF and document part of the preview feature: routes, OpenAPI, health and shutdown. */
+export interface DocumentParts {
+  router: Router;
+  openapi: OpenApiFragment;
+  health: HealthCheck[];
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the PDF and document previews on top of the image preview service (input reading, render
+ * queue, thumbnail pipeline), with the converter of the configuration unless `converter` is given.
+ * @throws ConfigError when the converter configuration is incomplete.
+ */
+export function createDocumentParts(
+  config: ServerConfig,
+  previewService: PreviewService,
+  converter: DocumentConverter = documentConverterFromConfig(config),
+): DocumentParts {
+  const { preview, document } = config;
+  const maxUploadBytes = preview.maxUploadBytes;
+  const maxInputBytes = Math.max(preview.maxUploadBytes, config.storage.maxBytes);
+  const pdfService = createPdfPreviewService({
+    previewService,
+    limits: {
+      maxInputBytes,
+      maxPagesPerSelection: preview.maxPdfPages,
+      maxRenderPixels: preview.maxRenderPixels,
+    },
+  });
+  const cache = createConvertedPdfCache({
+    maxBytes: document.cacheMaxBytes,
+    maxEntryBytes: Math.min(document.cacheMaxBytes, 16 * 1024 * 1024),
+  });
+  const documentService = createDocumentPreviewService({
+    previewService,
+    pdfService,
+    converter,
+    cache,
+    limits: { maxInputBytes, defaultLocale: document.defaultLocale },
+  });
+  const router = Router();
+  router.use(createPdfRoutes({ pdfService, maxUploadBytes }));
+  router.use(createDocumentRoutes({ documentService, maxUploadBytes }));
+  if (document.convertEndpoint) {
+    router.use(createConvertRoutes({ converter, limits: documentService.limits, maxUploadBytes }));
+  }
+  return {
+    router,
+    openapi: documentOpenApi(document.convertEndpoint),
+    health: [createConverterHealthCheck(converter, () => ({ cache: cache.stats() }))],
+    close: () => converter.close(),
+  };
+}

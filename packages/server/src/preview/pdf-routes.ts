@@ -1,0 +1,67 @@
+import type { PdfPreviewService } from '@collab-suite/preview-core';
+import { Router } from 'express';
+import { parseRequestPart } from '../http/validation.js';
+import {
+  pdfPreviewQuerySchema,
+  pdfThumbnailQuerySchema,
+  storedDocumentPathSchema,
+  storedPdfPreviewQuerySchema,
+  storedPdfThumbnailQuerySchema,
+  storedThumbnailPathSchema,
+} from './page-request.js';
+import { answerStored, answerUpload } from './pdf-http.js';
+
+/** What the PDF routes need. */
+export interface PdfRouteOptions {
+  pdfService: PdfPreviewService;
+  /** Largest uploaded file, in bytes (413 past it). */
+  maxUploadBytes: number;
+}
+
+/**
+ * The four PDF routes of the preview API: the selected pages of a PDF (the original bytes for the
+ * whole document) and a thumbnail of its first page, for stored files (GET, ETag) and uploads (POST).
+ */
+export function createPdfRoutes({ pdfService, maxUploadBytes }: PdfRouteOptions): Router {
+  const router = Router();
+
+  router.get('/preview/pdf/:id/:version/:area/thumbnail/', async (request, response) => {
+    const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
+    const query = parseRequestPart(storedPdfThumbnailQuerySchema, request.query, 'query');
+    const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+    const etagOptions = { ...options, width: path.area.width, height: path.area.height };
+    const stored = { route: 'pdf-thumbnail', ...path, serviceType: query.service_type, options: etagOptions };
+    await answerStored(request, response, stored, async (input, signal) => ({
+      image: await pdfService.thumbnail(input, { ...options, area: path.area, signal }),
+    }));
+  });
+
+  router.get('/preview/pdf/:id/:version/', async (request, response) => {
+    const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
+    const query = parseRequestPart(storedPdfPreviewQuerySchema, request.query, 'query');
+    const range = { firstPage: query.first_page, lastPage: query.last_page };
+    const stored = { route: 'pdf-preview', ...path, serviceType: query.service_type, options: range };
+    await answerStored(request, response, stored, async (input, signal) => ({
+      pdf: (await pdfService.preview(input, { ...range, signal })).data,
+    }));
+  });
+
+  router.post('/preview/pdf/:area/thumbnail/', async (request, response) => {
+    const { area } = parseRequestPart(storedThumbnailPathSchema.pick({ area: true }), request.params, 'path');
+    const query = parseRequestPart(pdfThumbnailQuerySchema, request.query, 'query');
+    const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+      image: await pdfService.thumbnail(input, { ...options, signal }),
+    }));
+  });
+
+  router.post('/preview/pdf/', async (request, response) => {
+    const query = parseRequestPart(pdfPreviewQuerySchema, request.query, 'query');
+    const range = { firstPage: query.first_page, lastPage: query.last_page };
+    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+      pdf: (await pdfService.preview(input, { ...range, signal })).data,
+    }));
+  });
+
+  return router;
+}

@@ -1,0 +1,115 @@
+import { makePdf, pdfPageTexts, sampleDocument } from '@collab-suite/preview-core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { bodyBytes, detailOf, upload } from './preview-test-support.js';
+
+// Faults of the document previews through HTTP, against real soffice processes started by the
+// server under test (one instance each). A hang is made with SIGSTOP on the instance's process group.
+
+interface PoolDetails {
+  available: boolean;
+  reason?: string;
+  busy: number;
+  restarts: number;
+  pool: { pid?: number; state: string }[];
+}
+
+async function poolDetails(server: TestServer): Promise<PoolDetails> {
+  const health = (await (await fetch(`${server.url}/health/`)).json()) as {
+    dependencies: { name: string; details: PoolDetails }[];
+  };
+  const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
+  if (!converter) throw new Error('no document-converter in /health/');
+  return converter.details;
+}
+
+async function instanceGroup(server: TestServer): Promise<number> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    const pid = (await poolDetails(server)).pool[0]?.pid;
+    if (pid) return pid;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('the LibreOffice instance never started');
+}
+
+describe('document previews without LibreOffice', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_PATH: '/nonexistent/bin/soffice' },
+    });
+    for (let tries = 0; tries < 100 && (await poolDetails(server)).pool[0]?.state !== 'failed'; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  });
+  afterAll(() => server.stop());
+
+  it('answers document requests with 503 and Retry-After', async () => {
+    const response = await upload(`${server.url}/preview/document/`, await sampleDocument('text.docx'));
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(await detailOf(response)).toContain('document previews are offline');
+  });
+
+  it('answers /health/ready/ with 429 and shows the reason in /health/', async () => {
+    const ready = await fetch(`${server.url}/health/ready/`);
+    expect(ready.status).toBe(429);
+    expect(await detailOf(ready)).toContain('document preview is offline');
+    const details = await poolDetails(server);
+    expect(details.available).toBe(false);
+    expect(details.reason).toContain('/nonexistent/bin/soffice');
+    expect((await fetch(`${server.url}/health/live/`)).status).toBe(200);
+  });
+
+  it('still serves PDF previews, and refuses bad documents with 400 before needing the converter', async () => {
+    const pdf = await upload(`${server.url}/preview/pdf/?first_page=2`, await makePdf(3));
+    expect(await pdfPageTexts(await bodyBytes(pdf))).toEqual(['Page 2', 'Page 3']);
+    expect((await upload(`${server.url}/preview/document/`, Buffer.from('not a document'))).status).toBe(400);
+  });
+});
+
+describe('document previews when LibreOffice misbehaves', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        DOCUMENT_CONVERTER: 'libreoffice',
+        LIBREOFFICE_INSTANCES: '1',
+        DOCUMENT_CONVERSION_TIMEOUT_MS: '4000',
+      },
+    });
+    await instanceGroup(server);
+  });
+  afterAll(() => server.stop());
+
+  it('answers 503 when the instance is killed mid-conversion, and the next request succeeds', async () => {
+    const long = upload(`${server.url}/preview/document/?last_page=1`, await sampleDocument('long.docx'));
+    for (let tries = 0; tries < 600 && (await poolDetails(server)).busy === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    process.kill(-(await instanceGroup(server)), 'SIGKILL');
+    const failed = await long;
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).not.toBeNull();
+    expect(await detailOf(failed)).toContain('stopped during the conversion');
+    const next = await upload(`${server.url}/preview/document/`, await sampleDocument('text.docx'));
+    expect(next.status).toBe(200);
+    expect(await pdfPageTexts(await bodyBytes(next))).toHaveLength(3);
+  });
+
+  it('answers 503 for a conversion that hangs past the timeout and restarts the instance', async () => {
+    const restartsBefore = (await poolDetails(server)).restarts;
+    const frozen = await instanceGroup(server);
+    process.kill(-frozen, 'SIGSTOP');
+    const response = await upload(`${server.url}/preview/document/`, await sampleDocument('text.odt'));
+    expect(response.status).toBe(503);
+    expect(await detailOf(response)).toContain('took longer than 4 s');
+    const next = await upload(`${server.url}/preview/document/`, await sampleDocument('text.odt'));
+    expect(next.status).toBe(200);
+    const details = await poolDetails(server);
+    expect(details.restarts).toBe(restartsBefore + 1);
+    expect(details.pool[0]?.pid).not.toBe(frozen);
+  });
+});
