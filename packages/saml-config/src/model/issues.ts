@@ -33,9 +33,13 @@ export function throwIfIssues(
   throw new SamlConfigError(code, summarizeIssues(issues), { details: { errors: [...issues] } });
 }
 
-/** Shows a short, safe excerpt of a user value inside a message. */
+/**
+ * Shows a short, safe excerpt of a user value inside a message. Text that looks like a private key
+ * (pasted into the wrong property) is never shown.
+ */
 export function quoteValue(value: unknown): string {
   if (typeof value !== 'string') return value === null ? 'null' : typeof value;
+  if (/PRIVATE KEY|^\s*MII[A-Za-z0-9+/]{20}/.test(value)) return 'text that looks like a key (not shown)';
   const text = value.length > 80 ? `${value.slice(0, 77)}...` : value;
   return JSON.stringify(text);
 }

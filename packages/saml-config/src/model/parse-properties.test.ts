@@ -110,6 +110,19 @@ describe('parseProperties', () => {
     expect(JSON.stringify(broken.issues)).not.toContain(pkcs1.split('\n')[1]?.slice(0, 16));
   });
 
+  it('never quotes text that looks like a key, even in the wrong property', () => {
+    const pkcs1 = pkcs1KeyPem();
+    const body = pkcs1.replace(/-----[A-Z ]+-----|\s/g, '');
+    const parsed = parseProperties({
+      'organization.name': pkcs1.slice(0, 300),
+      'sp.entityid': body.slice(0, 300),
+    });
+    expect(parsed.issues.map((issue) => issue.message)).toEqual([
+      'expected text without control characters but received text that looks like a key (not shown)',
+      'expected an absolute URI but received text that looks like a key (not shown)',
+    ]);
+  });
+
   it('refuses a body that is not an object with invalid_properties', () => {
     for (const input of [[], 'text', 5, null]) {
       const error = (() => {

@@ -135,7 +135,8 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
   return {
     async getProperties(domain, query = {}) {
       const name = normalizeDomain(domain);
-      const keys = query.keys === undefined ? undefined : parsePropertyKeyList(query.keys);
+      const keys =
+        query.keys === undefined || query.keys.trim() === '' ? undefined : parsePropertyKeyList(query.keys);
       const stored = await resolved.store.get(name);
       return pickProperties(query.raw === true ? stored : effectiveProperties(stored, context(name)), keys);
     },

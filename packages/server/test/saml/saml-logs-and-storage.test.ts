@@ -58,6 +58,12 @@ describe('logs', () => {
         400,
       );
       expect((await call('PUT', '/saml/logs.example', { 'sp.x509cert': pkcs1 })).status).toBe(400);
+      const misplaced = await call('PUT', '/saml/logs.example', {
+        'organization.name': pkcs1,
+        'sp.entityid': pemBody(pkcs1),
+      });
+      expect(misplaced.status).toBe(400);
+      expect(JSON.stringify(misplaced.body)).not.toContain(pemBody(pkcs1).slice(0, 30));
       const generated = await call('POST', '/saml-generate/logs.example');
       expect(generated.status).toBe(200);
       const exported = await call('GET', '/saml/logs.example');
