@@ -79,6 +79,41 @@ describe('POST /saml/{domain}: import from the body', () => {
   });
 });
 
+describe('POST /saml/{domain}: ambiguous or expired metadata (reference §7)', () => {
+  it('asks for entityId when metadata lists two IdPs, and refuses expired metadata', async () => {
+    const { certificatePem } = await testCertificate();
+    const entity = (id: string) => idpMetadata(certificatePem, id).replace('<?xml version="1.0"?>', '');
+    const two = `<md:EntitiesDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata">${entity('urn:idp:one')}${entity('urn:idp:two')}</md:EntitiesDescriptor>`;
+    const ambiguous = await api.call('POST', '/saml/two.example', {
+      body: two,
+      contentType: 'application/xml',
+    });
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body).toMatchObject({
+      code: 'invalid_metadata',
+      error: expect.stringContaining('urn:idp:one, urn:idp:two'),
+    });
+    const chosen = await api.call('POST', '/saml/two.example?entityId=urn:idp:two', {
+      body: two,
+      contentType: 'application/xml',
+    });
+    expect(chosen.body['idp.entityid']).toBe('urn:idp:two');
+    const expired = idpMetadata(certificatePem).replace(
+      'entityID=',
+      'validUntil="2020-01-01T00:00:00Z" entityID=',
+    );
+    const refused = await api.call('POST', '/saml/expired.example', {
+      body: expired,
+      contentType: 'application/xml',
+    });
+    expect(refused.body).toMatchObject({
+      code: 'invalid_metadata',
+      error: expect.stringContaining('expired'),
+    });
+    expect(await stored('expired.example')).toEqual({});
+  });
+});
+
 describe('POST /saml/{domain}: XML attacks and size (reference §7)', () => {
   it('refuses an external entity, and no file content appears in the response or the configuration', async () => {
     const xxe = `<?xml version="1.0"?><!DOCTYPE md:EntityDescriptor [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="&xxe;"><md:IDPSSODescriptor><md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example.org/&xxe;"/></md:IDPSSODescriptor></md:EntityDescriptor>`;

@@ -132,6 +132,31 @@ describe('GET, PUT and DELETE /saml/{domain}', () => {
     expect((await api.call('GET', '/saml/bad.example?raw=true')).body).toEqual({});
   });
 
+  it('PUT refuses encrypted and EC private keys and base64 that is no certificate', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
+    const encrypted = String(
+      rsa.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'secret' }),
+    );
+    const ec = String(
+      generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }),
+    );
+    const response = await api.call('PUT', '/saml/keys.example', {
+      json: { 'sp.privatekey': encrypted, 'idp.x509cert': Buffer.alloc(300, 7).toString('base64') },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((error: { code: string }) => error.code)).toEqual([
+      'sp_privatekey_encrypted',
+      'idp_cert_invalid',
+    ]);
+    const ecResponse = await api.call('PUT', '/saml/keys.example', { json: { 'sp.privatekey': ec } });
+    expect(ecResponse.body).toMatchObject({
+      code: 'invalid_properties',
+      errors: [{ code: 'sp_privatekey_not_rsa' }],
+    });
+    expect((await api.call('GET', '/saml/keys.example?raw=true')).body).toEqual({});
+  });
+
   it('refuses __proto__ and constructor keys without polluting any prototype', async () => {
     const response = await api.call('PUT', '/saml/proto.example', {
       body: '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}',
