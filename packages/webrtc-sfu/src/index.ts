@@ -1,4 +1,10 @@
-export { type AudioMixerStats, frameMs } from './audio/audio-mixer.js';
+export {
+  AudioMixer,
+  type AudioMixerOptions,
+  type AudioMixerStats,
+  frameMs,
+  type MixOutput,
+} from './audio/audio-mixer.js';
 export {
   type AudioCodec,
   type AudioDecoder,

@@ -34,6 +34,8 @@ export class VideoTestPublisher {
   keyframeRequests = 0;
   framesSent = 0;
   packetsSent = 0;
+  /** Called after each frame with its send time and number of packets. */
+  onFrame: ((sentAtMs: number, packets: number) => void) | undefined;
   readonly #track = new MediaStreamTrack({ kind: 'video' });
   #sequenceNumber = 1000;
   #keyframeWanted = true;
@@ -71,12 +73,13 @@ export class VideoTestPublisher {
 
   /** Sends one frame now. */
   sendFrame(keyframe: boolean, frameBytes = 4_000): void {
+    const sentAtMs = wallClockMs();
     const payloads = syntheticVp8Frame({
       keyframe,
       frameNumber: this.framesSent,
       frameBytes,
       maxPacketBytes: 1_100,
-      sentAtMs: wallClockMs(),
+      sentAtMs,
     });
     const timestamp = (this.framesSent * 3_000) % 0x1_0000_0000;
     payloads.forEach((payload, index) => {
@@ -92,6 +95,7 @@ export class VideoTestPublisher {
       this.#track.writeRtp(new RtpPacket(header, payload));
     });
     this.framesSent += 1;
+    this.onFrame?.(sentAtMs, payloads.length);
   }
 
   /** Stops sending frames. */
