@@ -64,8 +64,11 @@ export interface AttachmentRecord {
 /** A room of {@link ChatStore.listRoomsOfUser} with what was asked for. */
 export interface RoomListing {
   room: RoomRecord;
-  /** Present when members were asked for. */
-  members?: MemberRecord[];
+  /**
+   * Present when members were asked for, in join order. Stores may share these arrays between
+   * calls: treat them as read-only.
+   */
+  members?: readonly Member[];
   /** Present when settings were asked for; null when the user has no settings row. */
   settings?: RoomUserSettingsRecord | null;
 }

@@ -4,7 +4,7 @@ import type { Actor, Room, RoomRecord } from '../model.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
 import { compareMembersInJoinOrder } from '../stores/ordering.js';
 import type { ServiceContext } from './context.js';
-import { roomView } from './views.js';
+import { memberView, roomView } from './views.js';
 
 async function requireUsersExist(
   context: ServiceContext,
@@ -61,7 +61,7 @@ export function createRoomOperations(context: ServiceContext) {
         memberIds,
       );
     }
-    return roomView(room, [...members].sort(compareMembersInJoinOrder), null);
+    return roomView(room, [...members].sort(compareMembersInJoinOrder).map(memberView), null);
   }
 
   async function listRooms(actor: Actor, extraFields: unknown): Promise<Room[]> {
@@ -77,7 +77,7 @@ export function createRoomOperations(context: ServiceContext) {
       store.listMembers(room.id),
       store.getSettings(room.id, actor.userId),
     ]);
-    return roomView(room, members, settings ?? null);
+    return roomView(room, members.map(memberView), settings ?? null);
   }
 
   async function updateRoom(actor: Actor, roomId: string, body: unknown): Promise<Room> {

@@ -21,10 +21,13 @@ export function settingsView(settings: RoomUserSettingsRecord | null | undefined
   return view;
 }
 
-/** A room as the API shows it; `members` is empty unless given, `userSettings` absent unless given. */
+/**
+ * A room as the API shows it; `members` is empty unless given (and used as given, not copied),
+ * `userSettings` absent unless given.
+ */
 export function roomView(
   room: RoomRecord,
-  members?: readonly MemberRecord[],
+  members?: readonly Member[],
   settings?: RoomUserSettingsRecord | null,
 ): Room {
   const view: Room = {
@@ -34,7 +37,7 @@ export function roomView(
     description: room.description,
     createdAt: room.createdAt.toISOString(),
     updatedAt: room.updatedAt.toISOString(),
-    members: members?.map(memberView) ?? [],
+    members: (members ?? []) as Member[],
   };
   if (room.meetingId !== null) view.meetingId = room.meetingId;
   if (room.pictureUpdatedAt !== null) view.pictureUpdatedAt = room.pictureUpdatedAt.toISOString();

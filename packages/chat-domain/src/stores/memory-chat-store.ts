@@ -82,7 +82,8 @@ export function createMemoryChatStore(): ChatStore {
       const found = [...(roomsOfUser.get(userId) ?? [])].map((roomId) => existingRoom(roomId));
       return found.sort(compareRoomsOldestFirst).map((room) => {
         const listing: RoomListing = { room: { ...room } };
-        if (include.members) listing.members = membersOf(room.id);
+        if (include.members)
+          listing.members = membersOf(room.id).map(({ userId, owner }) => ({ userId, owner }));
         if (include.settings) {
           const row = settings.get(settingsKey(room.id, userId));
           listing.settings = row ? { ...row } : null;

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import { ChatError } from '../errors.js';
-import type { MemberRecord, RoomListing } from '../model.js';
+import type { Member, MemberRecord, RoomListing } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { createPostgresFileQueries, queueBlobsSql } from './postgres-file-queries.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -152,7 +152,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
          WHERE m.user_id = $1 ORDER BY r.created_at, r.id`,
         [userId],
       );
-      const membersByRoom = new Map<string, MemberRecord[]>();
+      const membersByRoom = new Map<string, Member[]>();
       if (include.members && roomRows.length > 0) {
         const memberRows = await rows<MemberRow & { room_id: string }>(
           `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
@@ -161,7 +161,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
         );
         for (const row of memberRows) {
           const list = membersByRoom.get(row.room_id) ?? [];
-          list.push(memberFromRow(row));
+          list.push({ userId: row.user_id, owner: Boolean(row.owner) });
           membersByRoom.set(row.room_id, list);
         }
       }

@@ -1,7 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import { ChatError } from '../errors.js';
-import type { MemberRecord, RoomListing, RoomRecord } from '../model.js';
+import type { Member, MemberRecord, RoomListing, RoomRecord } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import {
   type MemberRow,
@@ -47,14 +47,21 @@ function translateSqliteError(error: unknown, roomId: string, userId?: string): 
   throw error;
 }
 
-function groupMembers(rows: MemberRow[]): Map<string, MemberRecord[]> {
-  const byRoom = new Map<string, MemberRecord[]>();
-  for (const row of rows) {
-    const list = byRoom.get(row.room_id ?? '') ?? [];
-    list.push(memberFromRow(row));
-    byRoom.set(row.room_id ?? '', list);
-  }
-  return byRoom;
+type ListingRow = RoomRow & {
+  s_muted: number | null;
+  s_cleared_at: number | null;
+  s_user_id: string | null;
+  members_json?: string;
+};
+
+/** Rooms whose member lists the store keeps in memory; past it the cache starts over. */
+const maxCachedRooms = 50_000;
+
+/** Members aggregated by SQLite as `[{userId, owner}, ...]` in join order, frozen for sharing. */
+function membersFromJson(json: string): readonly Member[] {
+  const members = JSON.parse(json) as Member[];
+  for (const member of members) Object.freeze(member);
+  return Object.freeze(members);
 }
 
 /**
@@ -63,9 +70,14 @@ function groupMembers(rows: MemberRow[]): Map<string, MemberRecord[]> {
  */
 export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStore {
   const database: Database = new BetterSqlite3(options.filename);
+  // One process owns the file: that is what makes the member cache below safe.
+  database.pragma('locking_mode = EXCLUSIVE');
   if (options.filename !== ':memory:') database.pragma('journal_mode = WAL');
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
+  // Checkpoints (which fsync) every ~40 MB of WAL rather than every ~4 MB: pages written many times
+  // between checkpoints are copied once, which halves the cost of small write transactions.
+  database.pragma('wal_autocheckpoint = 10000');
   database.pragma('busy_timeout = 5000');
   migrateSqlite(database);
 
@@ -151,31 +163,34 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
     const current = getSettingsRow(roomId, userId);
     upsertSettings(roomId, userId, Boolean(current?.muted), clearedAt);
   });
+  const memberCache = new Map<string, readonly Member[]>();
+  const forgetMembers = (roomId: string) => memberCache.delete(roomId);
+  const listingSql = (withMembers: boolean) =>
+    `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id${
+      withMembers
+        ? `, (SELECT json_group_array(json_object('userId', a.user_id, 'owner', json(CASE a.owner WHEN 1 THEN 'true' ELSE 'false' END)))
+             FROM (SELECT user_id, owner FROM chat_room_members WHERE room_id = r.id ORDER BY joined_at, owner DESC, user_id) a) AS members_json`
+        : ''
+    }
+     FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
+     LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
+     WHERE m.user_id = ? ORDER BY r.created_at, r.id`;
+
+  /** Lists rooms; member lists come from the cache, read from SQLite only when one is missing. */
   const listRoomsOfUser = (
     userId: string,
     include: { members: boolean; settings: boolean },
   ): RoomListing[] => {
-    const rows = sql(
-      `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
-       FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
-       LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
-       WHERE m.user_id = ? ORDER BY r.created_at, r.id`,
-    ).all(userId) as (RoomRow & {
-      s_muted: number | null;
-      s_cleared_at: number | null;
-      s_user_id: string | null;
-    })[];
-    const membersByRoom = include.members
-      ? groupMembers(
-          sql(
-            `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
-             WHERE room_id IN (SELECT room_id FROM chat_room_members WHERE user_id = ?) ORDER BY room_id, joined_at, owner DESC, user_id`,
-          ).all(userId) as MemberRow[],
-        )
-      : undefined;
+    let rows = sql(listingSql(false)).all(userId) as ListingRow[];
+    if (include.members && rows.some((row) => !memberCache.has(row.id))) {
+      rows = sql(listingSql(true)).all(userId) as ListingRow[];
+      if (memberCache.size + rows.length > maxCachedRooms) memberCache.clear();
+      for (const row of rows) memberCache.set(row.id, membersFromJson(row.members_json ?? '[]'));
+    }
     return rows.map((row) => {
       const listing: RoomListing = { room: roomFromRow(row) };
-      if (membersByRoom) listing.members = membersByRoom.get(row.id) ?? [];
+      if (include.members)
+        listing.members = memberCache.get(row.id) ?? membersFromJson(row.members_json ?? '[]');
       if (include.settings) {
         listing.settings =
           row.s_user_id === null
@@ -223,6 +238,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
       return row && roomFromRow(row);
     },
     async deleteRoom(roomId) {
+      forgetMembers(roomId);
       return deleteRoom(roomId);
     },
     async getMember(roomId, userId) {
@@ -238,6 +254,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
       return rows.map(memberFromRow);
     },
     async insertMember(roomId, member, settings) {
+      forgetMembers(roomId);
       try {
         insertMember(
           roomId,
@@ -251,9 +268,11 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
       }
     },
     async deleteMember(roomId, userId) {
+      forgetMembers(roomId);
       return deleteMember(roomId, userId);
     },
     async setOwner(roomId, userId, owner) {
+      forgetMembers(roomId);
       return (
         sql('UPDATE chat_room_members SET owner = ? WHERE room_id = ? AND user_id = ?').run(
           owner ? 1 : 0,

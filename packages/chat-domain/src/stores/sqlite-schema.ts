@@ -57,6 +57,24 @@ CREATE TABLE chat_pending_blob_deletions (
   queued_at INTEGER NOT NULL
 );`,
   },
+  {
+    // Members clustered by room: listing a user's rooms with their members reads each room's
+    // members as one contiguous range instead of one table lookup per member.
+    version: 2,
+    sql: `
+CREATE TABLE chat_room_members_clustered (
+  room_id TEXT NOT NULL REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  owner INTEGER NOT NULL,
+  joined_at INTEGER NOT NULL,
+  PRIMARY KEY (room_id, user_id)
+) WITHOUT ROWID;
+INSERT INTO chat_room_members_clustered (room_id, user_id, owner, joined_at)
+  SELECT room_id, user_id, owner, joined_at FROM chat_room_members;
+DROP TABLE chat_room_members;
+ALTER TABLE chat_room_members_clustered RENAME TO chat_room_members;
+CREATE INDEX chat_room_members_by_user ON chat_room_members (user_id, room_id);`,
+  },
 ];
 
 /** Applies the migrations `database` has not seen yet, in one transaction. */

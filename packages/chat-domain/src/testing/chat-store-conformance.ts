@@ -102,6 +102,32 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       expect(listed[0]?.members?.slice(1).map((member) => member.userId)).toEqual([alice, first, second]);
     });
 
+    it('lists members as they are after every membership change', async () => {
+      const room = await groupOf();
+      const listed = async () =>
+        (await store.listRoomsOfUser(alice, { members: true, settings: false }))[0]?.members?.map(
+          (member) => [member.userId, member.owner],
+        );
+      expect(await listed()).toEqual([
+        [alice, true],
+        [bob, false],
+      ]);
+      await store.insertMember(room.id, memberFixture(carol, false, t0 + 5));
+      expect(await listed()).toEqual([
+        [alice, true],
+        [bob, false],
+        [carol, false],
+      ]);
+      await store.setOwner(room.id, bob, true);
+      await store.deleteMember(room.id, carol);
+      expect(await listed()).toEqual([
+        [alice, true],
+        [bob, true],
+      ]);
+      await store.deleteRoom(room.id);
+      expect(await listed()).toBeUndefined();
+    });
+
     it('removes a member together with the member settings', async () => {
       const room = await groupOf();
       await store.setMuted(room.id, bob, true);

@@ -12,12 +12,49 @@ declare global {
   }
 }
 
+/** Options of {@link requireChatActor}. */
+export interface ChatActorOptions {
+  /**
+   * How long a verified token is trusted without verifying its signature again (never past its
+   * `exp`): verification is a large share of a small request's cost. @default 60000
+   */
+  verifiedTokenTtlMs?: number;
+  /** Most verified tokens remembered; past it the memory starts over. @default 10000 */
+  maxVerifiedTokens?: number;
+}
+
+/** When a token expires, from its (already verified) payload; undefined without `exp`. */
+function expiryOf(token: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Middleware: authenticates the caller and makes them a chat actor; the token's `sub` must be the
- * user's UUID. 401 otherwise.
+ * user's UUID. 401 otherwise. A token that verified recently is trusted again without re-checking
+ * its signature until `verifiedTokenTtlMs` or its expiry, whichever comes first.
  */
-export function requireChatActor(authenticator: Authenticator): RequestHandler {
+export function requireChatActor(
+  authenticator: Authenticator,
+  options: ChatActorOptions = {},
+): RequestHandler {
+  const ttlMs = options.verifiedTokenTtlMs ?? 60_000;
+  const maxTokens = options.maxVerifiedTokens ?? 10_000;
+  const verified = new Map<string, { actor: Actor; until: number }>();
   return async (request, response, next) => {
+    const credentials = readToken(request.headers);
+    const remembered = credentials === undefined ? undefined : verified.get(credentials);
+    if (remembered && remembered.until > Date.now()) {
+      response.locals.actor = remembered.actor;
+      next();
+      return;
+    }
     const principal = await authenticator.authenticate(request);
     if (!isUuid(principal.userId)) {
       throw new HttpError(
@@ -25,11 +62,15 @@ export function requireChatActor(authenticator: Authenticator): RequestHandler {
         `expected the token's sub to be a user UUID but received ${JSON.stringify(principal.userId)}`,
       );
     }
-    const credentials = readToken(request.headers);
-    response.locals.actor = {
-      userId: principal.userId.toLowerCase(),
-      ...(credentials ? { credentials } : {}),
-    };
+    const actor: Actor = { userId: principal.userId.toLowerCase(), ...(credentials ? { credentials } : {}) };
+    if (credentials !== undefined && ttlMs > 0) {
+      if (verified.size >= maxTokens) verified.clear();
+      verified.set(credentials, {
+        actor,
+        until: Math.min(Date.now() + ttlMs, expiryOf(credentials) ?? Number.POSITIVE_INFINITY),
+      });
+    }
+    response.locals.actor = actor;
     next();
   };
 }

@@ -4,7 +4,6 @@ import {
   type ChatTestServer,
   type EventsClient,
   onePixelPng,
-  openEvents,
   startChatServer,
   users,
 } from './chat-test-support.js';
