@@ -72,6 +72,16 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   app.use(
     pinoHttp({
       logger,
+      // Request lines carry no headers: tokens and cookies must never reach a log, whatever logger
+      // the host passes in.
+      serializers: {
+        req: (request: { id: unknown; method: string; url: string }) => ({
+          id: request.id,
+          method: request.method,
+          url: request.url,
+        }),
+        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+      },
       genReqId: (request, response) => {
         const incoming = request.headers['x-request-id'];
         const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();

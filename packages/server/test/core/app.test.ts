@@ -222,3 +222,36 @@ describe('logging', () => {
     }
   });
 });
+
+describe('request logs', () => {
+  it('never contain the bearer token or the cookie', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const config = loadConfig({ AUTH_JWT_SECRET: testJwtSecret, DATA_DIR: '/tmp/collab-logging-test' });
+    const app = await createApp({
+      config,
+      logger: pino({ level: 'trace' }, sink),
+      features: async (context) => [probeFeature(context)],
+    });
+    const running = await startServer(app, { host: '127.0.0.1', port: 0 });
+    try {
+      const token = await signLocalToken(testJwtSecret, { userId: 'someone' });
+      await fetch(`http://127.0.0.1:${running.port}/api/probe/user`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await fetch(`http://127.0.0.1:${running.port}/api/probe/admin`, {
+        headers: { cookie: `ZM_AUTH_TOKEN=${token}` },
+      });
+      const text = lines.join('');
+      expect(text).toContain('/api/probe/user');
+      expect(text).not.toContain(token.split('.')[2]);
+    } finally {
+      await running.stop(1_000);
+    }
+  });
+});
