@@ -225,6 +225,20 @@ describe('chat service', () => {
     expect((await service.listAttachments(alice, room.id, {})).attachments).toEqual([]);
   });
 
+  it('refuses more forwarded messages, or longer ones, than its limits', async () => {
+    const service = createChatService({ limits: { maxForwardedMessages: 2, maxOriginalMessageLength: 10 } });
+    const room = await service.createRoom(alice, { type: 'temporary', name: 't' });
+    const items = (count: number, text = 'hi') =>
+      Array.from({ length: count }, () => ({ originalMessage: text }));
+    await service.forwardMessages(alice, room.id, items(2));
+    await expect(service.forwardMessages(alice, room.id, items(3))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    await expect(service.forwardMessages(alice, room.id, items(1, 'x'.repeat(11)))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+  });
+
   it('refuses bad options with a clear message', () => {
     expect(() => createChatService({ limits: { maxRoomMembers: 1 } })).toThrow(/maxRoomMembers/);
     expect(() => createChatService({ store: {} as never })).toThrow(/ChatStore/);

@@ -52,6 +52,8 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     const queueId = randomUUID();
     alive.set(socket, true);
     let subscription: EventSubscription | undefined;
+    // A peer breaking the protocol (e.g. a message past maxPayload) closes its own session only.
+    socket.on('error', (error) => options.logger.debug({ err: error }, 'WebSocket session closed on error'));
     socket.on('pong', () => alive.set(socket, true));
     socket.on('message', (data, isBinary) => {
       if (isBinary) return;

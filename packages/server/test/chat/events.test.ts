@@ -176,6 +176,16 @@ describe('WebSocket /events', () => {
     });
   });
 
+  it('closes a socket whose message is larger than 4 KiB, and keeps serving others', async () => {
+    const { a } = users('a');
+    const greedy = await connect(a);
+    const closed = new Promise<number>((resolve) => greedy.socket.once('close', (code) => resolve(code)));
+    greedy.socket.send('x'.repeat(5000));
+    expect(await closed).toBe(1009);
+    const healthy = await connect(a);
+    await settle(healthy);
+  });
+
   it('stops delivering to a closed socket', async () => {
     const { a, b, c } = users('a', 'b', 'c');
     const first = await connect(a);
