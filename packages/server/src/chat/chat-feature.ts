@@ -7,6 +7,7 @@ import {
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
+import { HttpError } from '../http/http-error.js';
 import { requireChatActor } from './actor.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
@@ -49,6 +50,9 @@ export async function createChatFeature(
   router.use(['/rooms', '/attachments'], requireChatActor(authenticator));
   router.use(createRoomRoutes(service));
   router.use(createFileRoutes(service));
+  router.use(['/rooms', '/attachments'], (request, _response, next) => {
+    next(new HttpError(404, `no chat route for ${request.method} ${request.originalUrl.split('?')[0]}`));
+  });
   router.use(['/rooms', '/attachments'], createErrorHandler(chatErrorBody));
 
   let closing: Promise<void> | undefined;

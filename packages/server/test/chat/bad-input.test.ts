@@ -281,6 +281,17 @@ describe('bad input to the chat API', () => {
     expect(response.body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
   });
 
+  it('answers unknown chat routes with the chat error body', async () => {
+    for (const [method, path] of [
+      ['GET', `/rooms/${roomId}/unknown`],
+      ['PATCH', `/rooms/${roomId}`],
+      ['GET', '/attachments'],
+    ]) {
+      const response = await server.as(a)(method as string, path as string);
+      expect(response).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    }
+  });
+
   it('explains what was expected and what came', async () => {
     const response = await server.as(a)('POST', '/rooms', {
       json: { type: 'group', name: 42, membersIds: [b, c] },
