@@ -77,8 +77,8 @@ CREATE INDEX chat_room_members_by_user ON chat_room_members (user_id, room_id);`
   },
 ];
 
-/** Applies the migrations `database` has not seen yet, in one transaction. */
-export function migrateSqlite(database: Database): void {
+/** Applies the migrations `database` has not seen yet (up to `targetVersion`), in one transaction. */
+export function migrateSqlite(database: Database, targetVersion = Number.POSITIVE_INFINITY): void {
   database.exec(
     'CREATE TABLE IF NOT EXISTS chat_schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
   );
@@ -90,7 +90,7 @@ export function migrateSqlite(database: Database): void {
         .map((row) => (row as { version: number }).version),
     );
     for (const migration of migrations) {
-      if (applied.has(migration.version)) continue;
+      if (applied.has(migration.version) || migration.version > targetVersion) continue;
       database.exec(migration.sql);
       database
         .prepare('INSERT INTO chat_schema_migrations (version, applied_at) VALUES (?, ?)')
