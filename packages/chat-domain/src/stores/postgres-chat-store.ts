@@ -143,31 +143,28 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
       return row && roomFromRow(row);
     },
     async listRoomsOfUser(userId, include) {
+      // Members come aggregated as JSON (one row per room, in join order) rather than one row each.
+      const membersColumn = include.members
+        ? `, COALESCE((SELECT json_agg(json_build_object('userId', a.user_id, 'owner', a.owner)
+             ORDER BY a.joined_at, a.owner DESC, a.user_id) FROM chat_room_members a WHERE a.room_id = r.id), '[]') AS members`
+        : '';
       const roomRows = await rows<
-        RoomRow & { s_muted: boolean | null; s_cleared_at: Date | null; s_user_id: string | null }
+        RoomRow & {
+          s_muted: boolean | null;
+          s_cleared_at: Date | null;
+          s_user_id: string | null;
+          members?: Member[];
+        }
       >(
-        `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
+        `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id${membersColumn}
          FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
          LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
          WHERE m.user_id = $1 ORDER BY r.created_at, r.id`,
         [userId],
       );
-      const membersByRoom = new Map<string, Member[]>();
-      if (include.members && roomRows.length > 0) {
-        const memberRows = await rows<MemberRow & { room_id: string }>(
-          `SELECT room_id, user_id, owner, joined_at FROM chat_room_members
-           WHERE room_id = ANY($1::uuid[]) ORDER BY room_id, joined_at, owner DESC, user_id`,
-          [roomRows.map((row) => row.id)],
-        );
-        for (const row of memberRows) {
-          const list = membersByRoom.get(row.room_id) ?? [];
-          list.push({ userId: row.user_id, owner: Boolean(row.owner) });
-          membersByRoom.set(row.room_id, list);
-        }
-      }
       return roomRows.map((row) => {
         const listing: RoomListing = { room: roomFromRow(row) };
-        if (include.members) listing.members = membersByRoom.get(row.id) ?? [];
+        if (include.members) listing.members = row.members ?? [];
         if (include.settings) {
           listing.settings =
             row.s_user_id === null
