@@ -41,6 +41,26 @@ export const chatErrorCodes = [
   'blob_missing',
   /** A dependency (user directory, event bus, message delivery) failed or did not answer. */
   'dependency_failed',
+  /** No meeting with that id, or the room has no meeting. */
+  'meeting_not_found',
+  /** The room already has a meeting (one per room). */
+  'meeting_exists',
+  /** The meeting must be started before anyone joins. */
+  'meeting_not_active',
+  /** The meeting has as many participants as it may have. */
+  'meeting_full',
+  /** The user already joined the meeting from this same queue. */
+  'already_participant',
+  /** The user (the caller or the one to moderate) is not a participant of the meeting. */
+  'participant_not_found',
+  /** Nobody in the meeting publishes the stream asked for. */
+  'stream_not_found',
+  /** A session description is malformed or asks for media the meeting cannot carry. */
+  'invalid_sdp',
+  /** A negotiation step came out of order (an answer without an offer...). */
+  'invalid_media_state',
+  /** The media server failed. */
+  'media_failed',
 ] as const;
 
 /** One of {@link chatErrorCodes}. */

@@ -1,3 +1,5 @@
+import type { MeetingEventPayload } from './meetings/meeting-events.js';
+
 /**
  * Events delivered to users (reference §12, CONSTANT_CASE names of 0.7.1). Every event carries
  * `type` and `sentDate` (ISO-8601).
@@ -62,7 +64,7 @@ export type SystemMessageOperation =
   | 'roomPictureDeleted';
 
 /** Everything a user can receive on the event stream, without `sentDate`. */
-export type ChatEventPayload = RoomEventPayload | RoomMessagePayload;
+export type ChatEventPayload = RoomEventPayload | RoomMessagePayload | MeetingEventPayload;
 
 /** An event as delivered: its payload plus when it was sent. */
 export type ChatEvent = ChatEventPayload & { sentDate: string };

@@ -40,6 +40,66 @@ export {
   roomExtraFields,
 } from './inputs.js';
 export type {
+  MediaServer,
+  MediaServerEvent,
+  MediaStreamRef,
+  MediaSubscriptionOffer,
+} from './meetings/media-server.js';
+export type { MeetingEventPayload, SubscribedStreamEvent } from './meetings/meeting-events.js';
+export {
+  type AudioStreamSettingsInput,
+  audioStreamSettingsSchema,
+  joinSettingsSchema,
+  type MediaStreamSettingsInput,
+  maxMeetingNameLength,
+  maxSdpBytes,
+  mediaStreamSettingsSchema,
+  type NewMeetingInput,
+  newMeetingSchema,
+  queueIdSchema,
+  type SubscriptionUpdatesInput,
+  sessionDescriptionSchema,
+  subscriptionUpdatesSchema,
+} from './meetings/meeting-inputs.js';
+export {
+  type EventMediaType,
+  type IceServerConfig,
+  type JoinMeetingResult,
+  type MediaType,
+  type Meeting,
+  type MeetingRecord,
+  type MeetingType,
+  mediaTypes,
+  meetingTypes,
+  type Participant,
+  type ParticipantRecord,
+  type ParticipantStreamChanges,
+} from './meetings/meeting-model.js';
+export {
+  type MeetingLimits,
+  type MeetingServiceOptions,
+  meetingLimitsSchema,
+  meetingServiceOptionsSchema,
+  type ResolvedMeetingServiceOptions,
+} from './meetings/meeting-options.js';
+export {
+  audioTarget,
+  eventMediaType,
+  isExpired,
+  type JoinPlan,
+  meetingView,
+  participantView,
+  planJoin,
+  streamFlag,
+} from './meetings/meeting-rules.js';
+export { createMeetingService, type MeetingService } from './meetings/meeting-service.js';
+export {
+  createMemoryMediaServer,
+  type MemoryMediaParticipant,
+  type MemoryMediaServer,
+  type MemoryMediaServerOptions,
+} from './meetings/memory-media-server.js';
+export type {
   Actor,
   Attachment,
   AttachmentRecord,
@@ -60,7 +120,9 @@ export type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from './ports/
 export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-store.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
 export type { EventBus, EventListener, EventSubscription } from './ports/event-bus.js';
+export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';
+export { ignoringRoomObserver, type RoomObserver } from './ports/room-observer.js';
 export {
   createOpenUserDirectory,
   createStaticUserDirectory,

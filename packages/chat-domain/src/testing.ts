@@ -2,3 +2,12 @@ export { describeBlobStoreConformance } from './testing/blob-store-conformance.j
 export { describeChatStoreConformance } from './testing/chat-store-conformance.js';
 export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';
 export { attachmentFixture, memberFixture, roomFixture, waitUntil } from './testing/fixtures.js';
+export {
+  describeMediaServerConformance,
+  type MediaServerOffers,
+} from './testing/media-server-conformance.js';
+export {
+  describeMeetingStoreConformance,
+  meetingFixture,
+  participantFixture,
+} from './testing/meeting-store-conformance.js';

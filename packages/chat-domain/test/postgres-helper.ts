@@ -29,7 +29,7 @@ export async function truncateChatTables(connectionString: string): Promise<void
       `DO $$ BEGIN
          IF to_regclass('chat_rooms') IS NOT NULL THEN
            TRUNCATE chat_rooms, chat_room_members, chat_room_user_settings, chat_room_pictures, chat_attachments,
-             chat_pending_blob_deletions CASCADE;
+             chat_pending_blob_deletions, chat_meetings, chat_meeting_participants;
          END IF;
        END $$`,
     );

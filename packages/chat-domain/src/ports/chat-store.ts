@@ -6,6 +6,7 @@ import type {
   RoomRecord,
   RoomUserSettingsRecord,
 } from '../model.js';
+import type { MeetingStore } from './meeting-store.js';
 
 /** Position after which {@link ChatStore.listAttachments} continues (newest first). */
 export interface AttachmentCursor {
@@ -27,7 +28,7 @@ export interface RoomChanges {
  * the bytes afterwards and then forgets the key, so a crash in between only delays the cleanup.
  * Writes that refer to a room that no longer exists throw `room_not_found`.
  */
-export interface ChatStore {
+export interface ChatStore extends MeetingStore {
   /**
    * Inserts a room and its members.
    * @throws ChatError `one_to_one_exists` when `oneToOneKey` is already used by another room.

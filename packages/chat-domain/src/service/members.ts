@@ -71,6 +71,9 @@ export function createMemberOperations(
       const members = await store.listMembers(room.id);
       const { roomBecomesEmpty } = checkMemberRemoval(room, caller, targetId, members);
       await store.deleteMember(room.id, targetId);
+      await context.roomObserver.memberRemoved(room.id, targetId).catch((error: unknown) => {
+        context.onBackgroundError(error, `removing ${targetId} from the meeting of room ${room.id}`);
+      });
       const memberIds = members.map((member) => member.userId);
       await context.notify(memberIds, { type: 'ROOM_MEMBER_REMOVED', roomId: room.id, userId: targetId });
       await context.dispatch(

@@ -9,6 +9,7 @@ import type { ChatStore } from '../ports/chat-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { MessageDispatcher } from '../ports/message-dispatcher.js';
+import { ignoringRoomObserver, type RoomObserver } from '../ports/room-observer.js';
 import { createOpenUserDirectory, type UserDirectory } from '../ports/user-directory.js';
 import { createMemoryChatStore } from '../stores/memory-chat-store.js';
 
@@ -71,6 +72,8 @@ export const chatServiceOptionsSchema = z.object({
   onBackgroundError: z
     .custom<(error: unknown, context: string) => void>((value) => typeof value === 'function')
     .optional(),
+  /** Told when a room goes or loses a member (meetings follow). @default does nothing */
+  roomObserver: port<RoomObserver>('RoomObserver', 'roomDeleting').optional(),
   limits: chatLimitsSchema.prefault({}),
 });
 
@@ -89,6 +92,7 @@ export interface ResolvedChatServiceOptions {
   clock: Clock;
   createId: () => string;
   onBackgroundError: (error: unknown, context: string) => void;
+  roomObserver: RoomObserver;
   limits: ChatLimits;
 }
 
@@ -106,6 +110,7 @@ export function resolveChatServiceOptions(options: ChatServiceOptions = {}): Res
     clock,
     createId: parsed.createId ?? randomUUID,
     onBackgroundError: parsed.onBackgroundError ?? (() => {}),
+    roomObserver: parsed.roomObserver ?? ignoringRoomObserver,
     limits: parsed.limits,
   };
 }

@@ -128,6 +128,9 @@ export function createRoomOperations(context: ServiceContext) {
    */
   async function removeRoom(id: string, formerMemberIds: readonly string[] = []): Promise<void> {
     const members = await store.listMembers(id);
+    await context.roomObserver.roomDeleting(id).catch((error: unknown) => {
+      context.onBackgroundError(error, `ending the meeting of room ${id}`);
+    });
     if (!(await store.deleteRoom(id))) return;
     await context.purgeBlobs();
     const recipients = new Set([...members.map((member) => member.userId), ...formerMemberIds]);

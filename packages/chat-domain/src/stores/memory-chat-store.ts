@@ -8,6 +8,7 @@ import type {
   RoomUserSettingsRecord,
 } from '../model.js';
 import type { AttachmentCursor, ChatStore, RoomChanges } from '../ports/chat-store.js';
+import { createMemoryMeetingQueries } from './memory-meeting-queries.js';
 import {
   compareAttachmentsNewestFirst,
   compareMembersInJoinOrder,
@@ -56,7 +57,17 @@ export function createMemoryChatStore(): ChatStore {
     return current;
   };
 
+  const { deleteMeetingsOfRoom, ...meetingQueries } = createMemoryMeetingQueries({
+    roomExists: (roomId) => rooms.has(roomId),
+    roomIdsOfUser: (userId) => roomsOfUser.get(userId) ?? [],
+    setRoomMeetingId: (roomId, meetingId) => {
+      const room = existingRoom(roomId);
+      rooms.set(roomId, { ...room, meetingId });
+    },
+  });
+
   return {
+    ...meetingQueries,
     async insertRoom(room, roomMembers, oneToOneKey) {
       if (oneToOneKey !== undefined && oneToOneKeys.has(oneToOneKey)) {
         throw new ChatError(
@@ -111,6 +122,7 @@ export function createMemoryChatStore(): ChatStore {
       for (const userId of members.get(roomId)?.keys() ?? []) unlinkUser(roomId, userId);
       members.delete(roomId);
       for (const [key, value] of oneToOneKeys) if (value === roomId) oneToOneKeys.delete(key);
+      deleteMeetingsOfRoom(roomId);
       rooms.delete(roomId);
       return true;
     },

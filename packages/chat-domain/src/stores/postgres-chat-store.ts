@@ -4,6 +4,7 @@ import { ChatError } from '../errors.js';
 import type { Member, MemberRecord, RoomListing } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { createPostgresFileQueries, queueBlobsSql } from './postgres-file-queries.js';
+import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { migratePostgres } from './postgres-schema.js';
 import {
   type MemberRow,
@@ -107,6 +108,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
   let closed = false;
   return {
     ...files,
+    ...createPostgresMeetingQueries({ pool, rows, transaction, translate: translatePostgresError }),
     async insertRoom(room, members, oneToOneKey) {
       try {
         await transaction(async (client) => {

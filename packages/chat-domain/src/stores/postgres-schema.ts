@@ -57,6 +57,33 @@ CREATE TABLE chat_pending_blob_deletions (
   queued_at timestamptz NOT NULL DEFAULT now()
 );`,
   },
+  {
+    // Meetings: at most one per room, gone with the room; participants gone with the meeting.
+    version: 2,
+    sql: `
+CREATE TABLE chat_meetings (
+  id uuid PRIMARY KEY,
+  room_id uuid NOT NULL UNIQUE REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  name text NOT NULL,
+  meeting_type text NOT NULL CHECK (meeting_type IN ('permanent', 'scheduled')),
+  expiration timestamptz,
+  active boolean NOT NULL DEFAULT false,
+  started_at timestamptz,
+  created_at timestamptz NOT NULL
+);
+CREATE INDEX chat_meetings_expiring ON chat_meetings (expiration) WHERE meeting_type = 'scheduled';
+CREATE TABLE chat_meeting_participants (
+  meeting_id uuid NOT NULL REFERENCES chat_meetings (id) ON DELETE CASCADE,
+  user_id uuid NOT NULL,
+  queue_id uuid NOT NULL,
+  audio_stream_enabled boolean NOT NULL DEFAULT false,
+  video_stream_enabled boolean NOT NULL DEFAULT false,
+  screen_stream_enabled boolean NOT NULL DEFAULT false,
+  joined_at timestamptz NOT NULL,
+  PRIMARY KEY (meeting_id, user_id)
+);
+CREATE INDEX chat_meeting_participants_by_queue ON chat_meeting_participants (user_id, queue_id);`,
+  },
 ];
 
 /**

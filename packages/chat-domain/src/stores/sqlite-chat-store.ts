@@ -12,6 +12,7 @@ import {
   settingsFromRow,
 } from './sql-rows.js';
 import { createSqliteFileQueries } from './sqlite-file-queries.js';
+import { createSqliteMeetingQueries } from './sqlite-meeting-queries.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
 /** Options of {@link createSqliteChatStore}. */
@@ -205,6 +206,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
   let closed = false;
   return {
     ...files,
+    ...createSqliteMeetingQueries({ database, sql }),
     async insertRoom(room, members, oneToOneKey) {
       try {
         insertRoom(room, members, oneToOneKey ?? null);

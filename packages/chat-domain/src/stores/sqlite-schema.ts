@@ -75,6 +75,33 @@ DROP TABLE chat_room_members;
 ALTER TABLE chat_room_members_clustered RENAME TO chat_room_members;
 CREATE INDEX chat_room_members_by_user ON chat_room_members (user_id, room_id);`,
   },
+  {
+    // Meetings: at most one per room, gone with the room; participants gone with the meeting.
+    version: 3,
+    sql: `
+CREATE TABLE chat_meetings (
+  id TEXT PRIMARY KEY,
+  room_id TEXT NOT NULL UNIQUE REFERENCES chat_rooms (id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  meeting_type TEXT NOT NULL CHECK (meeting_type IN ('permanent', 'scheduled')),
+  expiration INTEGER,
+  active INTEGER NOT NULL DEFAULT 0,
+  started_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX chat_meetings_expiring ON chat_meetings (expiration) WHERE meeting_type = 'scheduled';
+CREATE TABLE chat_meeting_participants (
+  meeting_id TEXT NOT NULL REFERENCES chat_meetings (id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  queue_id TEXT NOT NULL,
+  audio_stream_enabled INTEGER NOT NULL DEFAULT 0,
+  video_stream_enabled INTEGER NOT NULL DEFAULT 0,
+  screen_stream_enabled INTEGER NOT NULL DEFAULT 0,
+  joined_at INTEGER NOT NULL,
+  PRIMARY KEY (meeting_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX chat_meeting_participants_by_queue ON chat_meeting_participants (user_id, queue_id);`,
+  },
 ];
 
 /** Applies the migrations `database` has not seen yet (up to `targetVersion`), in one transaction. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatStore } from '../ports/chat-store.js';
 import { attachmentFixture, memberFixture, roomFixture } from './fixtures.js';
+import { describeMeetingStoreConformance } from './meeting-store-conformance.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00.000Z');
 
@@ -287,4 +288,5 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       store = await open();
     });
   });
+  describeMeetingStoreConformance(name, open);
 }

@@ -23,6 +23,16 @@ export const chatErrorStatus: Record<ChatErrorCode, number> = {
   payload_too_large: 413,
   blob_missing: 424,
   dependency_failed: 502,
+  meeting_not_found: 404,
+  meeting_exists: 409,
+  meeting_not_active: 409,
+  meeting_full: 409,
+  already_participant: 409,
+  participant_not_found: 404,
+  stream_not_found: 404,
+  invalid_sdp: 400,
+  invalid_media_state: 409,
+  media_failed: 424,
 };
 
 /** Maps {@link ChatError}s to statuses from {@link chatErrorStatus}. */

@@ -1,0 +1,167 @@
+import { ChatError } from '../errors.js';
+import { parseInput } from '../inputs.js';
+import type { Actor } from '../model.js';
+import type { MeetingContext } from './meeting-context.js';
+import { newMeetingSchema } from './meeting-inputs.js';
+import type { Meeting, MeetingRecord } from './meeting-model.js';
+import { isExpired, meetingView } from './meeting-rules.js';
+
+/** Meeting lifecycle: create, list, get, start, stop, delete, expiry and recovery. */
+export function createMeetingLifecycle(context: MeetingContext) {
+  const { store, clock, media } = context;
+
+  async function view(meeting: MeetingRecord): Promise<Meeting> {
+    const [participants, members] = await Promise.all([
+      store.listParticipants(meeting.id),
+      store.listMembers(meeting.roomId),
+    ]);
+    return meetingView(meeting, participants, members);
+  }
+
+  /** Stops an active meeting: everyone out, media closed, `MEETING_STOPPED`. Call under the meeting's lock. */
+  async function stopNow(meeting: MeetingRecord): Promise<MeetingRecord> {
+    if (!meeting.active) return meeting;
+    const stopped = (await store.setMeetingStarted(meeting.id, null)) ?? meeting;
+    await context.background(`closing the media of meeting ${meeting.id}`, () =>
+      media.closeMeeting(meeting.id),
+    );
+    await context.notify(await context.roomMembers(meeting.roomId), {
+      type: 'MEETING_STOPPED',
+      meetingId: meeting.id,
+    });
+    return stopped;
+  }
+
+  /** Deletes a meeting, closing its media, and tells the room. Call under the meeting's lock. */
+  async function deleteNow(meeting: MeetingRecord): Promise<void> {
+    await context.background(`closing the media of meeting ${meeting.id}`, () =>
+      media.closeMeeting(meeting.id),
+    );
+    const recipients = await context.roomMembers(meeting.roomId);
+    if (!(await store.deleteMeeting(meeting.id))) return;
+    await context.notify(recipients, { type: 'MEETING_DELETED', meetingId: meeting.id });
+  }
+
+  async function createMeeting(actor: Actor, body: unknown): Promise<Meeting> {
+    const input = parseInput(newMeetingSchema, body, 'meeting');
+    const { room } = await context.roomAsMember(actor, input.roomId);
+    const now = clock.now();
+    const expiration =
+      input.meetingType === 'scheduled' && input.expiration !== undefined ? new Date(input.expiration) : null;
+    if (expiration !== null && expiration.getTime() <= now.getTime()) {
+      throw new ChatError(
+        'invalid_input',
+        `invalid meeting: \`expiration\`: expected a time after now (${now.toISOString()}) but received ${input.expiration}`,
+      );
+    }
+    const meeting: MeetingRecord = {
+      id: context.createId(),
+      roomId: room.id,
+      name: input.name ?? room.name,
+      meetingType: input.meetingType,
+      expiration,
+      active: false,
+      startedAt: null,
+      createdAt: now,
+    };
+    await store.insertMeeting(meeting);
+    await context.notify(await context.roomMembers(room.id), {
+      type: 'MEETING_CREATED',
+      meetingId: meeting.id,
+      roomId: room.id,
+    });
+    return view(meeting);
+  }
+
+  async function listMeetings(actor: Actor): Promise<Meeting[]> {
+    const [meetings, rooms] = await Promise.all([
+      store.listMeetingsOfUser(actor.userId),
+      store.listRoomsOfUser(actor.userId, { members: true, settings: false }),
+    ]);
+    const participants = await store.listParticipantsOfMeetings(meetings.map((meeting) => meeting.id));
+    const membersOfRoom = new Map(rooms.map((listing) => [listing.room.id, listing.members ?? []]));
+    return meetings.map((meeting) =>
+      meetingView(meeting, participants.get(meeting.id) ?? [], membersOfRoom.get(meeting.roomId) ?? []),
+    );
+  }
+
+  async function getMeeting(actor: Actor, meetingId: string): Promise<Meeting> {
+    return view((await context.meetingAsMember(actor, meetingId)).meeting);
+  }
+
+  async function getRoomMeeting(actor: Actor, roomId: string): Promise<Meeting> {
+    const { room } = await context.roomAsMember(actor, roomId);
+    const meeting = await store.getMeetingOfRoom(room.id);
+    if (meeting === undefined) {
+      throw new ChatError('meeting_not_found', `expected a meeting in room ${room.id} but it has none`);
+    }
+    return view(meeting);
+  }
+
+  async function startMeeting(actor: Actor, meetingId: string): Promise<Meeting> {
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
+    return context.locks.run(meeting.id, async () => {
+      const current = (await store.getMeeting(meeting.id)) ?? meeting;
+      if (current.active) return view(current);
+      await context.mediaCall('open the meeting', () => media.openMeeting(meeting.id));
+      const startedAt = clock.now();
+      const started = (await store.setMeetingStarted(meeting.id, startedAt)) ?? current;
+      await context.notify(await context.roomMembers(meeting.roomId), {
+        type: 'MEETING_STARTED',
+        meetingId: meeting.id,
+        starterUser: actor.userId,
+        startedAt: startedAt.toISOString(),
+      });
+      return view(started);
+    });
+  }
+
+  async function stopMeeting(actor: Actor, meetingId: string): Promise<Meeting> {
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
+    return context.locks.run(meeting.id, async () =>
+      view(await stopNow((await store.getMeeting(meeting.id)) ?? meeting)),
+    );
+  }
+
+  async function deleteMeeting(actor: Actor, meetingId: string): Promise<void> {
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
+    await context.locks.run(meeting.id, () => deleteNow(meeting));
+  }
+
+  async function removeExpiredMeetings(): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const expired = await store.listExpiredMeetings(clock.now(), context.limits.expiredBatch);
+      for (const meeting of expired) {
+        await context.locks.run(meeting.id, async () => {
+          const current = await store.getMeeting(meeting.id);
+          if (current === undefined || current.active || !isExpired(current, clock.now())) return;
+          await deleteNow(current);
+          removed += 1;
+        });
+      }
+      if (expired.length < context.limits.expiredBatch) return removed;
+    }
+  }
+
+  async function stopAllActive(): Promise<number> {
+    const active = await store.listActiveMeetings();
+    for (const meeting of active) await context.locks.run(meeting.id, () => stopNow(meeting));
+    return active.length;
+  }
+
+  return {
+    internals: { stopNow, deleteNow },
+    operations: {
+      createMeeting,
+      listMeetings,
+      getMeeting,
+      getRoomMeeting,
+      startMeeting,
+      stopMeeting,
+      deleteMeeting,
+      removeExpiredMeetings,
+      stopAllActive,
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { createMemoryEventBus } from '../adapters/memory-event-bus.js';
+import { parseInput } from '../inputs.js';
+import type { ChatStore } from '../ports/chat-store.js';
+import { type Clock, systemClock } from '../ports/clock.js';
+import type { EventBus } from '../ports/event-bus.js';
+import type { MediaServer } from './media-server.js';
+import { createMemoryMediaServer } from './memory-media-server.js';
+
+const port = <T>(name: string, method: string) =>
+  z.custom<T>(
+    (value) =>
+      typeof value === 'object' &&
+      value !== null &&
+      typeof (value as Record<string, unknown>)[method] === 'function',
+    { message: `expected a ${name} with a ${method}() method` },
+  );
+
+/** Limits of the meeting service; each has a default and a reason. */
+export const meetingLimitsSchema = z.object({
+  /**
+   * Participants of one meeting: each one costs an audio decode in the mix and a forwarded stream
+   * per watcher. 100 is the original's video room size (`publishers 100`). @default 100
+   */
+  maxParticipants: z.number().int().min(1).default(100),
+  /** Expired meetings removed per batch of {@link MeetingService.removeExpiredMeetings}. @default 100 */
+  expiredBatch: z.number().int().min(1).default(100),
+});
+
+/** Options of {@link createMeetingService}. The store is the chat store: meetings live in rooms. */
+export const meetingServiceOptionsSchema = z.object({
+  store: port<ChatStore>('ChatStore', 'insertMeeting'),
+  /** The chat service's bus, so that meeting events reach the same sessions. @default an in-process bus */
+  events: port<EventBus>('EventBus', 'publish').optional(),
+  /** @default an in-memory media server without media (tests) */
+  media: port<MediaServer>('MediaServer', 'openMeeting').optional(),
+  /** @default the system clock */
+  clock: port<Clock>('Clock', 'now').optional(),
+  /** Makes ids. @default crypto.randomUUID */
+  createId: z.custom<() => string>((value) => typeof value === 'function').optional(),
+  /** Told about failures after a change was committed (event delivery, media cleanup). @default ignores them */
+  onBackgroundError: z
+    .custom<(error: unknown, context: string) => void>((value) => typeof value === 'function')
+    .optional(),
+  limits: meetingLimitsSchema.prefault({}),
+});
+
+/** Input of {@link createMeetingService}. */
+export type MeetingServiceOptions = z.input<typeof meetingServiceOptionsSchema>;
+/** Limits after defaults. */
+export type MeetingLimits = z.output<typeof meetingLimitsSchema>;
+
+/** {@link MeetingServiceOptions} with every default applied. */
+export interface ResolvedMeetingServiceOptions {
+  store: ChatStore;
+  events: EventBus;
+  media: MediaServer;
+  clock: Clock;
+  createId: () => string;
+  onBackgroundError: (error: unknown, context: string) => void;
+  limits: MeetingLimits;
+}
+
+/** Parses the options once and fills every default. @throws ChatError `invalid_input` */
+export function resolveMeetingServiceOptions(options: MeetingServiceOptions): ResolvedMeetingServiceOptions {
+  const parsed = parseInput(meetingServiceOptionsSchema, options, 'meeting service options');
+  return {
+    store: parsed.store,
+    events: parsed.events ?? createMemoryEventBus(),
+    media: parsed.media ?? createMemoryMediaServer({ maxParticipants: parsed.limits.maxParticipants }),
+    clock: parsed.clock ?? systemClock,
+    createId: parsed.createId ?? randomUUID,
+    onBackgroundError: parsed.onBackgroundError ?? (() => {}),
+    limits: parsed.limits,
+  };
+}

@@ -1,0 +1,126 @@
+import { ChatError } from '../errors.js';
+import { parseInput } from '../inputs.js';
+import type { Actor } from '../model.js';
+import type { RoomObserver } from '../ports/room-observer.js';
+import type { MeetingContext } from './meeting-context.js';
+import { joinSettingsSchema, queueIdSchema } from './meeting-inputs.js';
+import type { JoinMeetingResult, MeetingRecord } from './meeting-model.js';
+import { isExpired, planJoin } from './meeting-rules.js';
+
+/** What participation needs of the lifecycle. */
+export interface LifecycleInternals {
+  stopNow(meeting: MeetingRecord): Promise<MeetingRecord>;
+  deleteNow(meeting: MeetingRecord): Promise<void>;
+}
+
+/** Joining and leaving: by request, by a closed `/events` session, by leaving the room. */
+export function createMeetingParticipation(context: MeetingContext, lifecycle: LifecycleInternals) {
+  const { store, clock, media } = context;
+
+  /**
+   * Removes a participant (only the session of `queueId` when given), tells the room, and stops the
+   * meeting when nobody is left; an expired scheduled meeting then goes. Call under the meeting's lock.
+   */
+  async function removeNow(meeting: MeetingRecord, userId: string, queueId?: string): Promise<void> {
+    if (!(await store.deleteParticipant(meeting.id, userId, queueId))) return;
+    await context.background(`closing the media of ${userId}`, () =>
+      media.removeParticipant(meeting.id, userId),
+    );
+    await context.notify(await context.roomMembers(meeting.roomId, userId), {
+      type: 'MEETING_PARTICIPANT_LEFT',
+      meetingId: meeting.id,
+      userId,
+    });
+    if ((await store.listParticipants(meeting.id)).length > 0) return;
+    const stopped = await lifecycle.stopNow((await store.getMeeting(meeting.id)) ?? meeting);
+    if (isExpired(stopped, clock.now())) await lifecycle.deleteNow(stopped);
+  }
+
+  async function joinMeeting(
+    actor: Actor,
+    meetingId: string,
+    rawQueueId: string | undefined,
+    body: unknown,
+  ): Promise<JoinMeetingResult> {
+    if (rawQueueId === undefined) {
+      throw new ChatError(
+        'invalid_input',
+        'invalid join: `queue-id` header: expected the queueId of your /events session but received nothing',
+      );
+    }
+    const queueId = parseInput(queueIdSchema, rawQueueId, 'queue-id header');
+    parseInput(joinSettingsSchema, body, 'join settings');
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
+    return context.locks.run(meeting.id, async () => {
+      const current = (await store.getMeeting(meeting.id)) ?? meeting;
+      const participants = await store.listParticipants(meeting.id);
+      const existing = participants.find((participant) => participant.userId === actor.userId);
+      const plan = planJoin(current, existing, queueId, participants.length, context.limits.maxParticipants);
+      if (plan.kind === 'clash') await replaceSession(current, plan.previous.queueId, actor.userId);
+      try {
+        await context.mediaCall('add the participant', () => media.addParticipant(meeting.id, actor.userId));
+      } catch (error) {
+        if (plan.kind === 'clash') await store.deleteParticipant(meeting.id, actor.userId);
+        throw error;
+      }
+      await store.putParticipant(meeting.id, {
+        userId: actor.userId,
+        queueId,
+        audioStreamEnabled: false,
+        videoStreamEnabled: false,
+        screenStreamEnabled: false,
+        joinedAt: clock.now(),
+      });
+      await context.notify(await context.roomMembers(meeting.roomId), {
+        type: 'MEETING_PARTICIPANT_JOINED',
+        meetingId: meeting.id,
+        userId: actor.userId,
+      });
+      return { status: 'ACCEPTED', iceServers: media.iceServers() };
+    });
+  }
+
+  /** Ends the user's session on `oldQueueId`: its media goes, the room hears it left, the old queue is told. */
+  async function replaceSession(meeting: MeetingRecord, oldQueueId: string, userId: string): Promise<void> {
+    await context.background(`closing the media of ${userId}`, () =>
+      media.removeParticipant(meeting.id, userId),
+    );
+    await context.notify(await context.roomMembers(meeting.roomId), {
+      type: 'MEETING_PARTICIPANT_LEFT',
+      meetingId: meeting.id,
+      userId,
+    });
+    await context.notify([{ userId, queueId: oldQueueId }], {
+      type: 'MEETING_PARTICIPANT_CLASHED',
+      meetingId: meeting.id,
+    });
+  }
+
+  async function leaveMeeting(actor: Actor, meetingId: string): Promise<void> {
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
+    await context.locks.run(meeting.id, () => removeNow(meeting, actor.userId));
+  }
+
+  async function queueClosed(userId: string, queueId: string): Promise<void> {
+    const meetingIds = await store.findMeetingsOfQueue(userId, queueId);
+    for (const meetingId of meetingIds) {
+      await context.locks.run(meetingId, async () => {
+        const meeting = await store.getMeeting(meetingId);
+        if (meeting !== undefined) await removeNow(meeting, userId, queueId);
+      });
+    }
+  }
+
+  const roomObserver: RoomObserver = {
+    async roomDeleting(roomId) {
+      const meeting = await store.getMeetingOfRoom(roomId);
+      if (meeting !== undefined) await context.locks.run(meeting.id, () => lifecycle.deleteNow(meeting));
+    },
+    async memberRemoved(roomId, userId) {
+      const meeting = await store.getMeetingOfRoom(roomId);
+      if (meeting !== undefined) await context.locks.run(meeting.id, () => removeNow(meeting, userId));
+    },
+  };
+
+  return { joinMeeting, leaveMeeting, queueClosed, roomObserver };
+}
