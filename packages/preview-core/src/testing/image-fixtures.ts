@@ -165,3 +165,16 @@ export async function imageFacts(image: Uint8Array): Promise<ImageFacts> {
     hasAlpha: metadata.hasAlpha,
   };
 }
+
+/** A single-colour image, encoded as `format`. */
+export async function solidImage(
+  width: number,
+  height: number,
+  colour: readonly [number, number, number],
+  format: 'png' | 'jpeg' = 'png',
+): Promise<Buffer> {
+  const [r, g, b] = colour;
+  return sharp({ create: { width, height, channels: 3, background: { r, g, b } } })
+    .toFormat(format)
+    .toBuffer();
+}

@@ -23,6 +23,7 @@ export {
   quadrantImage,
   type Rgba,
   rotatedExifJpeg,
+  solidImage,
 } from './image-fixtures.js';
 export { encryptPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';

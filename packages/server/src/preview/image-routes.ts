@@ -7,7 +7,6 @@ import {
   type StoredFileRef,
 } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
-import { readUploadedFile } from '../http/multipart.js';
 import { parseRequestPart } from '../http/validation.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
 import {
@@ -18,12 +17,16 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
+import { readMultipartFile } from './multipart-upload.js';
+import type { UploadBufferPool } from './upload-buffer-pool.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions {
   service: PreviewService;
   /** Largest uploaded file, in bytes (413 past it). */
   maxUploadBytes: number;
+  /** Buffers for upload bodies, given back once the render is done. */
+  uploadBuffers: UploadBufferPool;
 }
 
 const CONTENT_TYPES: Record<RenderedImage['format'], string> = {
@@ -80,16 +83,30 @@ async function answerStored(request: Request, response: Response, stored: Stored
   sendImage(response, await render({ storedFile: ref }, clientGone(response)), headers);
 }
 
-async function answerUpload(request: Request, response: Response, maxUploadBytes: number, render: Render) {
-  const file = await readUploadedFile(request, { fieldName: 'file', maxBytes: maxUploadBytes });
-  sendImage(response, await render(file.data, clientGone(response)), { 'Cache-Control': 'no-store' });
+async function answerUpload(
+  request: Request,
+  response: Response,
+  options: ImageRouteOptions,
+  render: Render,
+) {
+  const file = await readMultipartFile(request, {
+    fieldName: 'file',
+    maxBytes: options.maxUploadBytes,
+    pool: options.uploadBuffers,
+  });
+  try {
+    sendImage(response, await render(file.data, clientGone(response)), { 'Cache-Control': 'no-store' });
+  } finally {
+    file.release();
+  }
 }
 
 /**
  * The four image routes of the preview API: previews and thumbnails of stored files (GET, with ETag
  * and Cache-Control) and of uploads (POST multipart, field `file`).
  */
-export function createImageRoutes({ service, maxUploadBytes }: ImageRouteOptions): Router {
+export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
+  const { service } = routeOptions;
   const router = Router();
 
   router.get('/preview/image/:id/:version/:area/thumbnail/', async (request, response) => {
@@ -126,7 +143,7 @@ export function createImageRoutes({ service, maxUploadBytes }: ImageRouteOptions
     const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
     const query = parseRequestPart(thumbnailQuerySchema, request.query, 'query');
     const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-    await answerUpload(request, response, maxUploadBytes, (input, signal) =>
+    await answerUpload(request, response, routeOptions, (input, signal) =>
       service.imageThumbnail(input, { ...options, signal }),
     );
   });
@@ -135,7 +152,7 @@ export function createImageRoutes({ service, maxUploadBytes }: ImageRouteOptions
     const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
     const query = parseRequestPart(previewQuerySchema, request.query, 'query');
     const options = { area, crop: query.crop, quality: query.quality, outputFormat: query.output_format };
-    await answerUpload(request, response, maxUploadBytes, (input, signal) =>
+    await answerUpload(request, response, routeOptions, (input, signal) =>
       service.imagePreview(input, { ...options, signal }),
     );
   });

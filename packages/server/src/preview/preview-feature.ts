@@ -15,6 +15,7 @@ import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
 import { previewOpenApi } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
+import { createUploadBufferPool } from './upload-buffer-pool.js';
 
 /** Ports and services tests may replace. */
 export interface PreviewFeatureOverrides {
@@ -60,7 +61,8 @@ export async function createPreviewFeature(
   const storedFiles = overrides.storedFiles ?? (await defaultStoredFiles(config));
   const service = overrides.service ?? previewServiceFromConfig(config, storedFiles);
   const router = Router();
-  router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes }));
+  const uploadBuffers = createUploadBufferPool();
+  router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers }));
   const documents = createDocumentParts(config, service, overrides.converter);
   router.use(documents.router);
   router.use(createErrorHandler(detailBody));

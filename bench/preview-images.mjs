@@ -1,0 +1,185 @@
+// Image preview benchmark (run `pnpm build` first; `pnpm bench -- preview-images`).
+// 1. Thumbnails per second through the real HTTP server (12 MP JPEG upload -> 256x256 jpeg, 8 in
+//    flight) divided by in-process sharp doing the same resize at the same concurrency. Target >= 0.8.
+// 2. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
+//    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sharp = createRequire(path.join(root, 'packages/preview-core/package.json'))('sharp');
+const serverMain = path.join(root, 'packages/server/dist/main.js');
+const IN_FLIGHT = 8;
+const ROUNDS = 4;
+const PER_ROUND = 60;
+const WARM_UP = 16;
+const QUALITY = 50; // the API's default quality (medium)
+
+/** A photo-like JPEG: smooth random texture (noise scaled up), q90. */
+async function photoJpeg(width, height) {
+  const seed = await sharp({
+    create: { width: 320, height: 240, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+  })
+    .png()
+    .toBuffer();
+  return sharp(seed).resize(width, height, { kernel: 'cubic' }).jpeg({ quality: 90 }).toBuffer();
+}
+
+/** Runs `task` `total` times with `inFlight` at once; returns tasks per second. */
+async function throughput(total, inFlight, task) {
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < total) {
+      next += 1;
+      await task();
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return total / ((performance.now() - started) / 1000);
+}
+
+async function startServer(env) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-preview-'));
+  const child = spawn(process.execPath, [serverMain], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', DOCS_ENABLED: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n')) {
+        if (line.includes('server listening')) resolve(JSON.parse(line).port);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  child.stdout.resume();
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { peakMiB: kib('VmHWM') / 1024, currentMiB: kib('VmRSS') / 1024 };
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+const BOUNDARY = 'bench-boundary-5d41402abc4b2a76';
+
+/** One multipart body with the `file` field, encoded once so the client costs little CPU. */
+function multipartBody(bytes) {
+  const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+}
+
+/** POSTs a pre-encoded multipart body over a keep-alive connection; resolves with the response body. */
+function post(url, body) {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length },
+      },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const data = Buffer.concat(chunks);
+          if (response.statusCode === 200) resolve(data);
+          else reject(new Error(`HTTP ${response.statusCode}: ${data.toString('utf8').slice(0, 200)}`));
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function measureThroughput() {
+  const photo = await photoJpeg(4000, 3000);
+  const body = multipartBody(photo);
+  console.log(`12 MP JPEG: 4000x3000, ${(photo.length / 1024 / 1024).toFixed(1)} MiB`);
+  sharp.cache(false);
+  const direct = () =>
+    sharp(photo).autoOrient().resize(256, 256, { fit: 'cover' }).jpeg({ quality: QUALITY }).toBuffer();
+  const server = await startServer({});
+  try {
+    const url = `${server.url}/preview/image/256x256/thumbnail/`;
+    const check = await sharp(await post(url, body)).metadata();
+    if (check.format !== 'jpeg' || check.width !== 256 || check.height !== 256) throw new Error('unexpected output');
+    const viaServer = () => post(url, body);
+    await throughput(WARM_UP, IN_FLIGHT, direct);
+    await throughput(WARM_UP, IN_FLIGHT, viaServer);
+    // Alternate short rounds so load from other processes on the machine hits both sides alike.
+    const ratios = [];
+    let directTotal = 0;
+    let serverTotal = 0;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const reference = await throughput(PER_ROUND, IN_FLIGHT, direct);
+      const measured = await throughput(PER_ROUND, IN_FLIGHT, viaServer);
+      directTotal += reference;
+      serverTotal += measured;
+      ratios.push(measured / reference);
+    }
+    ratios.sort((a, b) => a - b);
+    const median = (ratios[(ROUNDS - 1) >> 1] + ratios[ROUNDS >> 1]) / 2;
+    console.log(`in-process sharp, ${IN_FLIGHT} in flight: ${(directTotal / ROUNDS).toFixed(1)} thumbnails/s`);
+    console.log(`HTTP server upload, ${IN_FLIGHT} in flight: ${(serverTotal / ROUNDS).toFixed(1)} thumbnails/s`);
+    console.log(
+      `ratio server / sharp: ${median.toFixed(2)} (median of ${ROUNDS} alternating rounds: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.80)`,
+    );
+  } finally {
+    await server.stop();
+  }
+}
+
+async function measureMemory() {
+  const width = 8660;
+  const height = 5774;
+  const photo = await photoJpeg(width, height);
+  const body = multipartBody(photo);
+  console.log(
+    `\n50 MP JPEG: ${width}x${height} (${((width * height) / 1e6).toFixed(1)} MP), ${(photo.length / 1024 / 1024).toFixed(1)} MiB`,
+  );
+  const server = await startServer({});
+  try {
+    const idle = memoryOf(server.pid);
+    console.log(`server RSS at start: ${idle.currentMiB.toFixed(0)} MiB`);
+    for (const [label, route] of [
+      ['16 thumbnails 256x256', '/preview/image/256x256/thumbnail/'],
+      ['16 previews 1920x1080', '/preview/image/1920x1080/?output_format=jpeg'],
+    ]) {
+      const started = performance.now();
+      await Promise.all(Array.from({ length: 16 }, () => post(`${server.url}${route}`, body)));
+      const seconds = (performance.now() - started) / 1000;
+      const memory = memoryOf(server.pid);
+      console.log(
+        `${label} of 50 MP uploads, all in flight at once: ${seconds.toFixed(1)} s; server peak RSS so far ${memory.peakMiB.toFixed(0)} MiB (target < 1024)`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+await measureThroughput();
+await measureMemory();
+agent.destroy();
