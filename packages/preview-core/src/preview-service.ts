@@ -68,6 +68,12 @@ export interface PreviewService {
    * @throws {PreviewError} `BUSY` when the queue is full.
    */
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Fails now when a render asked at this moment would be refused; call it before reading a large
+   * upload that would otherwise be read for nothing.
+   * @throws {PreviewError} `BUSY` with `details.retryAfterSeconds`.
+   */
+  assertCapacity(): void;
   /** Renders running and waiting, for health reports. */
   stats(): PreviewServiceStats;
 }
@@ -142,6 +148,7 @@ export function createPreviewService(serviceOptions: PreviewServiceOptions = {})
     },
     readInput,
     schedule: (task, signal) => queue.run(task, signal),
+    assertCapacity: () => queue.assertCapacity(),
     stats: () => queue.stats(),
   };
 }

@@ -31,6 +31,7 @@ describe('createRenderQueue', () => {
     const first = queue.run(() => gate.promise);
     const second = queue.run(async () => 'second');
     expect(queue.stats()).toMatchObject({ activeRenders: 1, queuedRenders: 1 });
+    expect(() => queue.assertCapacity()).toThrow(expect.objectContaining({ code: 'BUSY' }));
     const third = queue.run(async () => 'third');
     await expect(third).rejects.toMatchObject({
       code: 'BUSY',
@@ -39,6 +40,7 @@ describe('createRenderQueue', () => {
     gate.resolve();
     await first;
     await expect(second).resolves.toBe('second');
+    expect(() => queue.assertCapacity()).not.toThrow();
     await expect(queue.run(async () => 'later')).resolves.toBe('later');
   });
 

@@ -17,6 +17,12 @@ export interface RenderQueue {
    * `details.retryAfterSeconds`.
    */
   run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /**
+   * Fails now when a task given to `run` at this moment would be refused, so callers can skip
+   * expensive preparation (reading a large upload) that would be wasted.
+   * @throws {PreviewError} `BUSY`, as `run` would.
+   */
+  assertCapacity(): void;
   stats(): RenderQueueStats;
 }
 
@@ -75,24 +81,30 @@ export function createRenderQueue(options: {
       waiting.push(waiter);
     });
 
+  const hasFreeSlot = () => active < maxConcurrentRenders && waiting.length === 0;
+
+  const assertCapacity = () => {
+    if (hasFreeSlot() || waiting.length < maxQueuedRenders) return;
+    const seconds = retryAfterSeconds();
+    throw new PreviewError(
+      'BUSY',
+      `all ${maxConcurrentRenders} render slots and ${maxQueuedRenders} queue places are taken; retry in ${seconds} s`,
+      { details: { retryAfterSeconds: seconds, activeRenders: active, queuedRenders: waiting.length } },
+    );
+  };
+
   return {
     async run(task, signal) {
       signal?.throwIfAborted();
-      if (active < maxConcurrentRenders && waiting.length === 0) {
+      if (hasFreeSlot()) {
         active += 1;
         return execute(task);
       }
-      if (waiting.length >= maxQueuedRenders) {
-        const seconds = retryAfterSeconds();
-        throw new PreviewError(
-          'BUSY',
-          `all ${maxConcurrentRenders} render slots and ${maxQueuedRenders} queue places are taken; retry in ${seconds} s`,
-          { details: { retryAfterSeconds: seconds, activeRenders: active, queuedRenders: waiting.length } },
-        );
-      }
+      assertCapacity();
       await wait(signal);
       return execute(task);
     },
+    assertCapacity,
     stats: () => ({
       activeRenders: active,
       queuedRenders: waiting.length,

@@ -89,6 +89,7 @@ async function answerUpload(
   options: ImageRouteOptions,
   render: Render,
 ) {
+  options.service.assertCapacity();
   const file = await readMultipartFile(request, {
     fieldName: 'file',
     maxBytes: options.maxUploadBytes,

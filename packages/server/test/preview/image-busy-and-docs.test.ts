@@ -35,6 +35,9 @@ describe('a full render queue', () => {
         details: expect.objectContaining({ activeRenders: 1 }),
       }),
     );
+    // Uploads are refused before their body is read, whatever their size.
+    const large = await upload(`${server.url}/preview/image/80x80/`, new Uint8Array(8 * 1024 * 1024));
+    expect(large.status).toBe(503);
     occupy?.();
     await held;
     expect((await upload(`${server.url}/preview/image/80x80/thumbnail/`, image)).status).toBe(200);
