@@ -19,6 +19,9 @@ export default defineConfig({
         new URL('./packages/chat-domain/src/testing.ts', import.meta.url),
       ),
       '@collab-suite/chat-domain': packageSource('chat-domain'),
+      '@collab-suite/webrtc-sfu/testing': fileURLToPath(
+        new URL('./packages/webrtc-sfu/src/testing/index.ts', import.meta.url),
+      ),
       '@collab-suite/webrtc-sfu': packageSource('webrtc-sfu'),
     },
   },

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);
@@ -9,6 +10,19 @@ const optionalText = z
   .string()
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
+
+const addressList = optionalText.pipe(
+  z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { message: 'expected comma-separated IP addresses' })))
+    .optional(),
+);
 
 /**
  * Every environment variable the server reads, with its default. Parsed once at start-up by
@@ -85,6 +99,40 @@ export const environmentSchema = z.object({
   CHAT_MAX_PICTURE_BYTES: integer(1).default(512 * 1024),
   /** Most people in a group or temporary room. */
   CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
+  /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
+  MEETING_ICE_ANNOUNCED_ADDRESSES: addressList,
+  /** Extra local addresses to gather media candidates on, comma-separated (loopback is skipped unless listed). */
+  MEETING_ICE_HOST_ADDRESSES: addressList,
+  /** When set, only candidate pairs between these addresses are tried (single-homed servers, tests). */
+  MEETING_ICE_ONLY_ADDRESSES: addressList,
+  /** UDP port range of media sockets, `MIN-MAX` (open it in the firewall); default: any free port. */
+  MEETING_ICE_PORT_RANGE: optionalText.pipe(
+    z
+      .string()
+      .regex(/^\d{4,5}-\d{4,5}$/, 'expected MIN-MAX, e.g. 40000-40999')
+      .transform((value) => value.split('-').map(Number) as [number, number])
+      .refine(([min, max]) => min >= 1024 && max <= 65535 && min < max, 'expected 1024 <= MIN < MAX <= 65535')
+      .optional(),
+  ),
+  /** STUN/TURN servers handed to meeting clients: a JSON array of RTCIceServer (`urls`, `username`, `credential`). */
+  MEETING_ICE_SERVERS: optionalText.pipe(
+    z
+      .string()
+      .transform((value, context) => {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          context.addIssue({ code: 'custom', message: 'expected a JSON array of RTCIceServer objects' });
+          return z.NEVER;
+        }
+      })
+      .pipe(z.array(iceServerSchema))
+      .optional(),
+  ),
+  /** Most participants of one meeting (each costs a decode in the audio mix and a stream per watcher). */
+  MEETING_MAX_PARTICIPANTS: integer(1).default(100),
+  /** How often scheduled meetings past their expiration are looked for and removed, in milliseconds. */
+  MEETING_EXPIRY_SWEEP_MS: integer(1000).default(60_000),
   /** URL path the SAML configuration API is mounted under. */
   SAML_BASE_PATH: z
     .string()
@@ -152,6 +200,15 @@ export interface ServerConfig {
     maxAttachmentBytes: number;
     maxPictureBytes: number;
     maxRoomMembers: number;
+  };
+  meetings: {
+    announcedAddresses: string[];
+    hostAddresses: string[];
+    onlyAddresses: string[];
+    portRange: [number, number] | undefined;
+    iceServers: IceServer[];
+    maxParticipants: number;
+    expirySweepMs: number;
   };
   saml: {
     basePath: string;
@@ -230,6 +287,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,
       maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,
       maxRoomMembers: values.CHAT_MAX_ROOM_MEMBERS,
+    },
+    meetings: {
+      announcedAddresses: values.MEETING_ICE_ANNOUNCED_ADDRESSES ?? [],
+      hostAddresses: values.MEETING_ICE_HOST_ADDRESSES ?? [],
+      onlyAddresses: values.MEETING_ICE_ONLY_ADDRESSES ?? [],
+      portRange: values.MEETING_ICE_PORT_RANGE,
+      iceServers: values.MEETING_ICE_SERVERS ?? [],
+      maxParticipants: values.MEETING_MAX_PARTICIPANTS,
+      expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
     },
     saml: {
       basePath: values.SAML_BASE_PATH,

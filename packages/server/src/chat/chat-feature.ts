@@ -2,12 +2,14 @@ import {
   type ChatService,
   type Clock,
   createChatService,
+  type MediaServer,
   type MessageDispatcher,
 } from '@collab-suite/chat-domain';
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
+import { createMeetingsPart, type MeetingsPart } from '../meetings/meetings-part.js';
 import { requireChatActor } from './actor.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
@@ -20,10 +22,12 @@ import { createRoomRoutes } from './room-routes.js';
 export interface ChatFeatureOverrides extends Partial<ChatPorts> {
   dispatcher?: MessageDispatcher;
   clock?: Clock;
+  /** @default the in-process SFU */
+  media?: MediaServer;
 }
 
 /** The chat API feature plus its service, for tests and benchmarks. */
-export type ChatFeature = ServerFeature & { service: ChatService };
+export type ChatFeature = ServerFeature & { service: ChatService; meetings: MeetingsPart };
 
 /** The chat rooms API at `/` (`/rooms`, `/attachments`) and the `/events` WebSocket. */
 export async function createChatFeature(
@@ -32,8 +36,21 @@ export async function createChatFeature(
 ): Promise<ChatFeature> {
   const { config, logger, authenticator } = context;
   const ports = await chatPortsFromConfig(config, logger, overrides);
+  let socket: ReturnType<typeof createEventsSocket> | undefined;
+  const meetings = await createMeetingsPart({
+    config,
+    logger,
+    store: ports.store,
+    events: ports.events,
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
+    ...(overrides.media ? { media: overrides.media } : {}),
+    ...(config.chat.redisUrl
+      ? {}
+      : { hasQueue: (userId, queueId) => socket?.hasQueue(userId, queueId) ?? false }),
+  });
   const service = createChatService({
     ...ports,
+    roomObserver: meetings.service.roomObserver,
     ...(overrides.dispatcher ? { dispatcher: overrides.dispatcher } : {}),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
     limits: {
@@ -44,24 +61,38 @@ export async function createChatFeature(
     onBackgroundError: (error, during) => logger.error({ err: error, during }, 'chat background task failed'),
   });
   await service.purgeDeletedBlobs();
-  const socket = createEventsSocket({ authenticator, events: ports.events, logger });
+  const events = createEventsSocket({
+    authenticator,
+    events: ports.events,
+    logger,
+    onSessionClosed: (userId, queueId) => meetings.queueClosed(userId, queueId),
+  });
+  socket = events;
+  const chatPaths = ['/rooms', '/attachments', '/meetings'];
 
   const router = Router();
-  router.use(['/rooms', '/attachments'], requireChatActor(authenticator));
+  router.use(meetings.pageRouter);
+  router.use(chatPaths, requireChatActor(authenticator));
   router.use(createRoomRoutes(service));
   router.use(createFileRoutes(service));
-  router.use(['/rooms', '/attachments'], (request, _response, next) => {
+  router.use(meetings.router);
+  router.use(chatPaths, (request, _response, next) => {
     next(new HttpError(404, `no chat route for ${request.method} ${request.originalUrl.split('?')[0]}`));
   });
-  router.use(['/rooms', '/attachments'], createErrorHandler(chatErrorBody));
+  router.use(chatPaths, createErrorHandler(chatErrorBody));
 
   let closing: Promise<void> | undefined;
   return {
     name: 'chat',
     basePath: '/',
     router,
-    openapi: chatOpenApi,
+    openapi: {
+      paths: { ...chatOpenApi.paths, ...meetings.openapi.paths },
+      schemas: { ...chatOpenApi.schemas, ...meetings.openapi.schemas },
+      tags: [...(chatOpenApi.tags ?? []), ...(meetings.openapi.tags ?? [])],
+    },
     service,
+    meetings,
     health: [
       {
         name: 'chat-database',
@@ -83,14 +114,16 @@ export async function createChatFeature(
         check: async () => ({
           live: true,
           ready: true,
-          details: { bus: config.chat.redisUrl ? 'redis' : 'in-process', sockets: socket.size() },
+          details: { bus: config.chat.redisUrl ? 'redis' : 'in-process', sockets: events.size() },
         }),
       },
+      meetings.health,
     ],
-    attach: (server) => socket.attach(server),
+    attach: (server) => events.attach(server),
     close() {
       closing ??= (async () => {
-        await socket.close();
+        await events.close();
+        await meetings.close();
         await Promise.allSettled([ports.events.close(), ports.store.close()]);
       })();
       return closing;

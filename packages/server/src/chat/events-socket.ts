@@ -15,6 +15,8 @@ export interface EventsSocketOptions {
   path?: string;
   /** Interval of protocol pings that detect dead peers; a peer missing one is dropped. @default 30000 */
   heartbeatMs?: number;
+  /** Told when a session closes, e.g. to end the meetings joined from its queue. */
+  onSessionClosed?: (userId: string, queueId: string) => void;
 }
 
 /** The `/events` WebSocket endpoint. */
@@ -23,6 +25,8 @@ export interface EventsSocket {
   attach(server: Server): void;
   /** Open sessions. */
   size(): number;
+  /** Whether a session of `userId` with this queue id is open in this process. */
+  hasQueue(userId: string, queueId: string): boolean;
   /** Closes every session. */
   close(): Promise<void>;
 }
@@ -47,6 +51,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   const path = options.path ?? '/events';
   const sockets = new WebSocketServer({ noServer: true, maxPayload: maxClientMessageBytes });
   const alive = new WeakMap<WebSocket, boolean>();
+  const queues = new Map<string, string>();
 
   const open = async (socket: WebSocket, userId: string) => {
     const queueId = randomUUID();
@@ -64,7 +69,11 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         // Clients send only pings; anything else is ignored.
       }
     });
-    socket.on('close', () => void subscription?.unsubscribe());
+    socket.on('close', () => {
+      void subscription?.unsubscribe();
+      queues.delete(queueId);
+      options.onSessionClosed?.(userId, queueId);
+    });
     subscription = await options.events.subscribe(userId, (delivery) => {
       if (delivery.queueId !== undefined && delivery.queueId !== queueId) return;
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(delivery.event));
@@ -73,6 +82,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       await subscription.unsubscribe();
       return;
     }
+    queues.set(queueId, userId);
     socket.send(JSON.stringify({ type: 'websocketConnected', queueId }));
   };
 
@@ -119,6 +129,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       });
     },
     size: () => sockets.clients.size,
+    hasQueue: (userId, queueId) => queues.get(queueId) === userId,
     async close() {
       clearInterval(heartbeat);
       for (const socket of sockets.clients) socket.close(1001, 'server stopping');

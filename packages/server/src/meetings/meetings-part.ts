@@ -1,0 +1,130 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  type ChatStore,
+  type Clock,
+  createMeetingService,
+  type EventBus,
+  type MediaServer,
+  type MeetingService,
+} from '@collab-suite/chat-domain';
+import { createSfu } from '@collab-suite/webrtc-sfu';
+import express, { type Router } from 'express';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../config.js';
+import type { HealthCheck } from '../health/health-check.js';
+import { createMeetingRoutes } from './meeting-routes.js';
+import { meetingsOpenApi } from './meetings-openapi.js';
+import { createSfuMediaServer } from './sfu-media-server.js';
+
+/** What the chat feature mounts for meetings. */
+export interface MeetingsPart {
+  service: MeetingService;
+  media: MediaServer;
+  /** The meeting routes (auth runs before them). */
+  router: Router;
+  /** `/examples/meeting/`: the meeting page, without auth (it asks for a token). */
+  pageRouter: Router;
+  openapi: typeof meetingsOpenApi;
+  health: HealthCheck;
+  /** Pass to the events socket: a closed session leaves its meetings. */
+  queueClosed(userId: string, queueId: string): void;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createMeetingsPart}. */
+export interface MeetingsPartOptions {
+  config: ServerConfig;
+  logger: Logger;
+  store: ChatStore;
+  events: EventBus;
+  clock?: Clock;
+  /** @default the in-process SFU configured from `config.meetings` */
+  media?: MediaServer;
+  /** Whether a queue is open, when the events stay in this process. */
+  hasQueue?: (userId: string, queueId: string) => boolean;
+}
+
+/** The folder of `examples/meeting-web`, from the sources or from `dist`. */
+function meetingPageFolder(): string | undefined {
+  const candidates = ['../../../../examples/meeting-web/', '../../../examples/meeting-web/'];
+  return candidates
+    .map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)))
+    .find((folder) => existsSync(`${folder}index.html`));
+}
+
+/** Builds the SFU from the configuration. */
+function sfuMediaServer(config: ServerConfig): MediaServer {
+  const { meetings } = config;
+  return createSfuMediaServer(
+    createSfu({
+      ice: {
+        announcedAddresses: meetings.announcedAddresses,
+        hostAddresses: meetings.hostAddresses,
+        onlyAddresses: meetings.onlyAddresses,
+        ...(meetings.portRange ? { portRange: meetings.portRange } : {}),
+        servers: meetings.iceServers,
+      },
+      limits: { sessionsPerRouter: meetings.maxParticipants },
+    }),
+  );
+}
+
+/**
+ * Meetings: the domain service on the chat store and bus, the SFU behind its media port, routes,
+ * the meeting page, and a timer removing expired scheduled meetings. Meetings left active by a
+ * previous run are stopped first: their media lived in that process.
+ */
+export async function createMeetingsPart(options: MeetingsPartOptions): Promise<MeetingsPart> {
+  const { config, logger } = options;
+  const media = options.media ?? sfuMediaServer(config);
+  const service = createMeetingService({
+    store: options.store,
+    events: options.events,
+    media,
+    ...(options.clock ? { clock: options.clock } : {}),
+    limits: { maxParticipants: config.meetings.maxParticipants },
+    onBackgroundError: (error, during) =>
+      logger.error({ err: error, during }, 'meeting background task failed'),
+  });
+  const stopped = await service.stopAllActive();
+  if (stopped > 0) logger.info({ stopped }, 'stopped meetings left active by a previous run');
+  const sweep = setInterval(() => {
+    service
+      .removeExpiredMeetings()
+      .catch((error: unknown) => logger.error({ err: error }, 'expired meeting sweep failed'));
+  }, config.meetings.expirySweepMs);
+  sweep.unref();
+
+  const pageRouter = express.Router();
+  const folder = meetingPageFolder();
+  if (folder !== undefined)
+    pageRouter.use('/examples/meeting', express.static(folder, { index: 'index.html' }));
+
+  let closing: Promise<void> | undefined;
+  return {
+    service,
+    media,
+    router: createMeetingRoutes({ service, ...(options.hasQueue ? { hasQueue: options.hasQueue } : {}) }),
+    pageRouter,
+    openapi: meetingsOpenApi,
+    health: {
+      name: 'meetings-media',
+      required: false,
+      check: async () => ({ live: true, ready: true, details: { iceServers: media.iceServers().length } }),
+    },
+    queueClosed(userId, queueId) {
+      service.queueClosed(userId, queueId).catch((error: unknown) => {
+        logger.error({ err: error, userId }, 'could not end the meetings of a closed session');
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        clearInterval(sweep);
+        service.close();
+        await media.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import {
+  type ChatClient,
+  type ChatDatabase,
+  type ChatTestServer,
+  type EventsClient,
+  type JsonObject,
+  startChatServer,
+  users,
+} from '../chat/chat-test-support.js';
+
+/** SFU settings that keep every media connection on 127.0.0.1. */
+export const loopbackMeetingEnv = {
+  MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
+  MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
+};
+
+/** A user with an API client and an open `/events` session. */
+export interface MeetingUser {
+  userId: string;
+  call: ChatClient;
+  events: EventsClient;
+  queueId: string;
+  /** The next event of `type` (already received or coming) matching `where`. */
+  next(type: string, where?: (event: JsonObject) => boolean, timeoutMs?: number): Promise<JsonObject>;
+  /** Events of `type` received so far. */
+  received(type: string): JsonObject[];
+}
+
+/** Opens `/events` for a user and wraps the calls. */
+export async function meetingUser(server: ChatTestServer, userId: string): Promise<MeetingUser> {
+  const events = await server.events(userId);
+  return {
+    userId,
+    call: server.as(userId),
+    events,
+    queueId: String(events.messages[0]?.queueId),
+    next: (type, where = () => true, timeoutMs = 10_000) =>
+      events.next((message) => message.type === type && where(message), timeoutMs),
+    received: (type) => events.messages.filter((message) => message.type === type),
+  };
+}
+
+/** A server, a room of three (alice owns it) with a started meeting, and open sessions. */
+export async function startMeetingWorld(database: ChatDatabase = 'sqlite', env: Record<string, string> = {}) {
+  const server = await startChatServer(database, { env: { ...loopbackMeetingEnv, ...env } });
+  const ids = users('alice', 'bob', 'carol');
+  const [alice, bob, carol] = await Promise.all(
+    [ids.alice, ids.bob, ids.carol].map((id) => meetingUser(server, id)),
+  );
+  if (!alice || !bob || !carol) throw new Error('no users');
+  const room = await alice.call('POST', '/rooms', {
+    json: { type: 'group', name: 'Team', membersIds: [bob.userId, carol.userId] },
+  });
+  const meeting = await alice.call('POST', '/meetings', { json: { roomId: room.body.id, name: 'Daily' } });
+  await alice.call('POST', `/meetings/${meeting.body.id}/start`);
+  const meetingId: string = meeting.body.id;
+  const join = (user: MeetingUser, queueId = user.queueId) =>
+    user.call('POST', `/meetings/${meetingId}/join`, {
+      json: { audioStreamEnabled: true, videoStreamEnabled: true },
+      headers: { 'queue-id': queueId },
+    });
+  const close = async () => {
+    await Promise.all([alice, bob, carol].map((user) => user.events.close()));
+    await server.stop();
+  };
+  return { server, alice, bob, carol, roomId: room.body.id as string, meetingId, join, close };
+}

@@ -1,0 +1,181 @@
+import {
+  AudioTestClient,
+  toneShare,
+  VideoTestPublisher,
+  VideoTestSubscriber,
+  waitFor,
+} from '@collab-suite/webrtc-sfu/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type MeetingUser, meetingUser, startMeetingWorld } from './meeting-test-support.js';
+
+let world: Awaited<ReturnType<typeof startMeetingWorld>> | undefined;
+const clients: { close(): Promise<void> }[] = [];
+const keep = <T extends { close(): Promise<void> }>(client: T) => {
+  clients.push(client);
+  return client;
+};
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+  await world?.close();
+  world = undefined;
+});
+
+/** Connects the user's audio through PUT /audio/offer and the MEETING_AUDIO_ANSWERED event. */
+async function connectAudio(user: MeetingUser, meetingId: string): Promise<AudioTestClient> {
+  const client = keep(new AudioTestClient());
+  const offered = await user.call('PUT', `/meetings/${meetingId}/audio/offer`, {
+    json: { sdp: await client.createOffer() },
+  });
+  expect(offered.status).toBe(204);
+  const answered = await user.next('MEETING_AUDIO_ANSWERED');
+  expect(answered).toMatchObject({ meetingId, userId: user.userId, sdp: expect.stringMatching(/^v=0/) });
+  await client.acceptAnswer(answered.sdp);
+  await waitFor(() => client.peer.connectionState === 'connected', `${user.userId} audio connected`);
+  return client;
+}
+
+const audio = (user: MeetingUser, meetingId: string, body: object) =>
+  user.call('PUT', `/meetings/${meetingId}/audio`, { json: body });
+
+describe('meeting media through the HTTP API and /events, with werift clients', () => {
+  it("mixes A's unmuted audio into B's stream, reports talking, and a moderator's mute silences B", async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, meetingId, join } = world;
+    await join(alice);
+    await join(bob);
+    const aliceAudio = await connectAudio(alice, meetingId);
+    const bobAudio = await connectAudio(bob, meetingId);
+    expect((await audio(alice, meetingId, { enabled: true })).status).toBe(204);
+    expect(await bob.next('MEETING_AUDIO_STREAM_CHANGED')).toMatchObject({
+      userId: alice.userId,
+      active: true,
+    });
+    aliceAudio.startTone(440);
+    await waitFor(() => bobAudio.received.length > 60, 'mixed audio at B');
+    expect(toneShare(bobAudio.samplesSince(bobAudio.received.length - 40), 440, 48_000)).toBeGreaterThan(0.8);
+    expect(await bob.next('MEETING_PARTICIPANT_TALKING')).toMatchObject({
+      meetingId,
+      userId: alice.userId,
+      isTalking: true,
+    });
+
+    await audio(bob, meetingId, { enabled: true });
+    bobAudio.startTone(1_000);
+    await waitFor(() => aliceAudio.received.length > 40, 'mixed audio at A');
+    aliceAudio.stopTone();
+    const moderated = await audio(alice, meetingId, { enabled: false, userToModerate: bob.userId });
+    expect(moderated.status).toBe(204);
+    const muted = await bob.next(
+      'MEETING_AUDIO_STREAM_CHANGED',
+      (event) => event.userId === bob.userId && !event.active,
+    );
+    expect(muted).toEqual({
+      type: 'MEETING_AUDIO_STREAM_CHANGED',
+      meetingId,
+      userId: bob.userId,
+      moderatorId: alice.userId,
+      active: false,
+      sentDate: expect.any(String),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const silentFrom = aliceAudio.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(aliceAudio.received.length).toBe(silentFrom);
+    const participants = (await alice.call('GET', `/meetings/${meetingId}`)).body.participants;
+    expect(
+      participants.map((participant: { audioStreamEnabled: boolean }) => participant.audioStreamEnabled),
+    ).toEqual([true, false]);
+  });
+
+  it("forwards A's video to B after B subscribes, with the mid map, and stops when A disables it", async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, meetingId, join } = world;
+    await join(alice);
+    await join(bob);
+    const publisher = keep(new VideoTestPublisher({ payloadType: 120 }));
+    const published = await alice.call('PUT', `/meetings/${meetingId}/media`, {
+      json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
+    });
+    expect(published.status).toBe(204);
+    const answered = await alice.next('MEETING_SDP_ANSWERED');
+    expect(answered).toMatchObject({ userId: alice.userId, mediaType: 'VIDEO' });
+    await publisher.acceptAnswer(answered.sdp);
+    publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
+    expect(await bob.next('MEETING_MEDIA_STREAM_CHANGED')).toMatchObject({
+      userId: alice.userId,
+      mediaType: 'VIDEO',
+      active: true,
+    });
+
+    const subscriber = keep(new VideoTestSubscriber());
+    const subscribed = await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
+      json: { subscribe: [{ userId: alice.userId, type: 'video' }], unsubscribe: [] },
+    });
+    expect(subscribed.status).toBe(204);
+    const offered = await bob.next('MEETING_SDP_OFFERED');
+    expect(offered).toMatchObject({ userId: bob.userId, mediaType: 'VIDEO' });
+    const streams = (await bob.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams;
+    expect(streams).toEqual([{ type: 'VIDEO', userId: alice.userId, mid: expect.any(String) }]);
+    const answer = await bob.call('PUT', `/meetings/${meetingId}/media/answer`, {
+      json: { sdp: await subscriber.answer(offered.sdp) },
+    });
+    expect(answer.status).toBe(204);
+    const mid = streams[0].mid as string;
+    await waitFor(() => subscriber.count(mid) > 30, "A's video at B");
+    const first = subscriber.packets[0]?.packet.payload;
+    expect(first?.[0] === 0x10 && first[1] === 0x00).toBe(true);
+
+    await alice.call('PUT', `/meetings/${meetingId}/media`, { json: { type: 'video', enabled: false } });
+    expect(await bob.next('MEETING_MEDIA_STREAM_CHANGED', (event) => !event.active)).toMatchObject({
+      userId: alice.userId,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const stoppedAt = subscriber.count(mid);
+    const sent = publisher.packetsSent;
+    await waitFor(() => publisher.packetsSent > sent + 20, 'publisher still sending');
+    expect(subscriber.count(mid)).toBe(stoppedAt);
+  });
+
+  it('a second session of the same user replaces the first, which is told it clashed', async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, meetingId, join, server } = world;
+    await join(alice);
+    await join(bob);
+    const aliceAudio = await connectAudio(alice, meetingId);
+    const bobAudio = await connectAudio(bob, meetingId);
+    await audio(alice, meetingId, { enabled: true });
+    aliceAudio.startTone(440);
+    await waitFor(() => bobAudio.received.length > 10, 'audio at the first session');
+    const secondTab = await meetingUser(server, bob.userId);
+    clients.push({ close: () => secondTab.events.close() });
+    expect((await join(secondTab)).status).toBe(200);
+    expect(await bob.next('MEETING_PARTICIPANT_CLASHED')).toMatchObject({ meetingId });
+    expect(secondTab.received('MEETING_PARTICIPANT_CLASHED')).toEqual([]);
+    expect(await alice.next('MEETING_PARTICIPANT_LEFT')).toMatchObject({ userId: bob.userId });
+    const participants = (await alice.call('GET', `/meetings/${meetingId}`)).body.participants;
+    expect(
+      participants.find((participant: { userId: string }) => participant.userId === bob.userId).queueId,
+    ).toBe(secondTab.queueId);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closedAt = bobAudio.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(bobAudio.received.length).toBe(closedAt);
+  });
+
+  it('a dropped /events socket removes its participant and tells the others; the last one out stops it', async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, carol, meetingId, join } = world;
+    await join(alice);
+    await join(bob);
+    bob.events.socket.terminate();
+    expect(await alice.next('MEETING_PARTICIPANT_LEFT')).toMatchObject({ meetingId, userId: bob.userId });
+    const participants = (await alice.call('GET', `/meetings/${meetingId}`)).body.participants;
+    expect(participants.map((participant: { userId: string }) => participant.userId)).toEqual([alice.userId]);
+    alice.events.socket.terminate();
+    expect(await carol.next('MEETING_STOPPED')).toMatchObject({ meetingId });
+    expect((await carol.call('GET', `/meetings/${meetingId}`)).body).toMatchObject({
+      active: false,
+      participants: [],
+    });
+  });
+});
