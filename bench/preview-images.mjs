@@ -23,12 +23,20 @@ const QUALITY = 50; // the API's default quality (medium)
 /** A photo-like JPEG: smooth random texture (noise scaled up), q90. */
 async function photoJpeg(width, height) {
   const seed = await sharp({
-    create: { width: 320, height: 240, channels: 3, background: '#777', noise: { type: 'gaussian', mean: 128, sigma: 60 } },
+    create: {
+      width: 320,
+      height: 240,
+      channels: 3,
+      background: '#777',
+      noise: { type: 'gaussian', mean: 128, sigma: 60 },
+    },
   })
     .png()
     .toBuffer();
   return sharp(seed).resize(width, height, { kernel: 'cubic' }).jpeg({ quality: 90 }).toBuffer();
 }
+
+const cpuMilliseconds = (usage) => (usage.user + usage.system) / 1000;
 
 /** Runs `task` `total` times with `inFlight` at once; returns tasks per second. */
 async function throughput(total, inFlight, task) {
@@ -47,7 +55,15 @@ async function throughput(total, inFlight, task) {
 async function startServer(env) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-preview-'));
   const child = spawn(process.execPath, [serverMain], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', DOCS_ENABLED: 'false', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      DOCS_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise((resolve, reject) => {
@@ -73,6 +89,12 @@ async function startServer(env) {
   };
 }
 
+/** CPU seconds used so far by every thread of process `pid` (utime + stime). */
+function cpuSecondsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
@@ -96,7 +118,10 @@ function post(url, body) {
       {
         method: 'POST',
         agent,
-        headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}`, 'content-length': body.length },
+        headers: {
+          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+          'content-length': body.length,
+        },
       },
       (response) => {
         const chunks = [];
@@ -124,7 +149,8 @@ async function measureThroughput() {
   try {
     const url = `${server.url}/preview/image/256x256/thumbnail/`;
     const check = await sharp(await post(url, body)).metadata();
-    if (check.format !== 'jpeg' || check.width !== 256 || check.height !== 256) throw new Error('unexpected output');
+    if (check.format !== 'jpeg' || check.width !== 256 || check.height !== 256)
+      throw new Error('unexpected output');
     const viaServer = () => post(url, body);
     await throughput(WARM_UP, IN_FLIGHT, direct);
     await throughput(WARM_UP, IN_FLIGHT, viaServer);
@@ -132,19 +158,34 @@ async function measureThroughput() {
     const ratios = [];
     let directTotal = 0;
     let serverTotal = 0;
+    const cpu = { direct: 0, server: 0, client: 0 };
     for (let round = 0; round < ROUNDS; round += 1) {
+      let own = process.cpuUsage();
       const reference = await throughput(PER_ROUND, IN_FLIGHT, direct);
+      cpu.direct += cpuMilliseconds(process.cpuUsage(own));
+      own = process.cpuUsage();
+      const serverBefore = cpuSecondsOf(server.pid);
       const measured = await throughput(PER_ROUND, IN_FLIGHT, viaServer);
+      cpu.server += (cpuSecondsOf(server.pid) - serverBefore) * 1000;
+      cpu.client += cpuMilliseconds(process.cpuUsage(own));
       directTotal += reference;
       serverTotal += measured;
       ratios.push(measured / reference);
     }
+    const perThumbnail = (milliseconds) => (milliseconds / (ROUNDS * PER_ROUND)).toFixed(1);
     ratios.sort((a, b) => a - b);
     const median = (ratios[(ROUNDS - 1) >> 1] + ratios[ROUNDS >> 1]) / 2;
-    console.log(`in-process sharp, ${IN_FLIGHT} in flight: ${(directTotal / ROUNDS).toFixed(1)} thumbnails/s`);
-    console.log(`HTTP server upload, ${IN_FLIGHT} in flight: ${(serverTotal / ROUNDS).toFixed(1)} thumbnails/s`);
+    console.log(
+      `in-process sharp, ${IN_FLIGHT} in flight: ${(directTotal / ROUNDS).toFixed(1)} thumbnails/s`,
+    );
+    console.log(
+      `HTTP server upload, ${IN_FLIGHT} in flight: ${(serverTotal / ROUNDS).toFixed(1)} thumbnails/s`,
+    );
     console.log(
       `ratio server / sharp: ${median.toFixed(2)} (median of ${ROUNDS} alternating rounds: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.80)`,
+    );
+    console.log(
+      `CPU per thumbnail: sharp ${perThumbnail(cpu.direct)} ms; server ${perThumbnail(cpu.server)} ms + benchmark client ${perThumbnail(cpu.client)} ms; sharp / (server + client) ${(cpu.direct / (cpu.server + cpu.client)).toFixed(2)} (the throughput ratio when every core is busy, whatever else runs on the machine)`,
     );
   } finally {
     await server.stop();
