@@ -64,6 +64,8 @@ export interface MediaServer {
    * @throws ChatError `participant_not_found`, `invalid_media_state`, `invalid_sdp`, `media_failed`
    */
   acceptSubscriptionAnswer(meetingId: string, userId: string, answer: string): Promise<void>;
+  /** Participants talking now, so that someone joining learns it before the next change. */
+  talkingParticipants(meetingId: string): string[];
   /** Listens to {@link MediaServerEvent}s; returns a function that stops listening. */
   onEvent(listener: (event: MediaServerEvent) => void): () => void;
   /** Closes every meeting. Idempotent. */

@@ -76,6 +76,14 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
         meetingId: meeting.id,
         userId: actor.userId,
       });
+      for (const talkingId of media.talkingParticipants(meeting.id)) {
+        await context.notify([{ userId: actor.userId, queueId }], {
+          type: 'MEETING_PARTICIPANT_TALKING',
+          meetingId: meeting.id,
+          userId: talkingId,
+          isTalking: true,
+        });
+      }
       return { status: 'ACCEPTED', iceServers: media.iceServers() };
     });
   }

@@ -43,6 +43,7 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
   const maxParticipants = options.maxParticipants ?? 100;
   const meetings = new Map<string, Map<string, MemoryMediaParticipant>>();
   const listeners = new Set<(event: MediaServerEvent) => void>();
+  const talking = new Map<string, Set<string>>();
 
   const participant = (meetingId: string, userId: string): MemoryMediaParticipant => {
     const found = meetings.get(meetingId)?.get(userId);
@@ -64,6 +65,7 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
     },
     async closeMeeting(meetingId) {
       meetings.delete(meetingId);
+      talking.delete(meetingId);
     },
     async addParticipant(meetingId, userId) {
       const meeting = meetings.get(meetingId) ?? new Map<string, MemoryMediaParticipant>();
@@ -84,6 +86,7 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
       });
     },
     async removeParticipant(meetingId, userId) {
+      talking.get(meetingId)?.delete(userId);
       const meeting = meetings.get(meetingId);
       meeting?.delete(userId);
       for (const other of meeting?.values() ?? []) {
@@ -146,8 +149,13 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    emitTalking(meetingId, userId, talking) {
-      for (const listener of listeners) listener({ type: 'talking', meetingId, userId, talking });
+    talkingParticipants: (meetingId) => [...(talking.get(meetingId) ?? [])],
+    emitTalking(meetingId, userId, isTalking) {
+      const set = talking.get(meetingId) ?? new Set<string>();
+      if (isTalking) set.add(userId);
+      else set.delete(userId);
+      talking.set(meetingId, set);
+      for (const listener of listeners) listener({ type: 'talking', meetingId, userId, talking: isTalking });
     },
     async close() {
       meetings.clear();

@@ -21,7 +21,10 @@ describe('joining and leaving meetings', () => {
       },
     ]);
     await join(alice, meeting.id);
-    expect((await meetings.getMeeting(alice, meeting.id)).participants[1]?.userType).toBe('moderator');
+    const aliceAsParticipant = (await meetings.getMeeting(alice, meeting.id)).participants.find(
+      (participant) => participant.userId === alice.userId,
+    );
+    expect(aliceAsParticipant?.userType).toBe('moderator');
     expect(media.meetings.get(meeting.id)?.size).toBe(2);
   });
 
@@ -111,6 +114,18 @@ describe('joining and leaving meetings', () => {
     await chat.removeMember(alice, room.id, bob.userId);
     expect((await meetings.getMeeting(alice, meeting.id)).participants.map((p) => p.userId)).toEqual([
       alice.userId,
+    ]);
+  });
+
+  it('tells a joiner who is talking already', async () => {
+    const { alice, bob, startedMeeting, join, media, sent, queueOf } = await meetingSetup();
+    const meeting = await startedMeeting();
+    await join(alice, meeting.id);
+    media.emitTalking(meeting.id, alice.userId, true);
+    await join(bob, meeting.id);
+    const toBob = sent('MEETING_PARTICIPANT_TALKING').filter((delivery) => delivery.queueId === queueOf(bob));
+    expect(toBob.map((delivery) => delivery.event)).toEqual([
+      expect.objectContaining({ userId: alice.userId, isTalking: true }),
     ]);
   });
 

@@ -40,15 +40,23 @@ async function translated<T>(work: () => T | Promise<T>): Promise<T> {
  */
 export function createSfuMediaServer(sfu: Sfu): MediaServer {
   const listeners = new Set<(event: MediaServerEvent) => void>();
+  const talking = new Map<string, Set<string>>();
 
   const routerOf = (meetingId: string): Router => {
     const existing = sfu.getRouter(meetingId);
     if (existing !== undefined) return existing;
     const router = sfu.createRouter(meetingId);
-    router.on('talking', ({ participantId, talking }) => {
-      for (const listener of listeners)
-        listener({ type: 'talking', meetingId, userId: participantId, talking });
+    const talkingNow = new Set<string>();
+    talking.set(meetingId, talkingNow);
+    router.on('talking', ({ participantId, talking: isTalking }) => {
+      if (isTalking) talkingNow.add(participantId);
+      else talkingNow.delete(participantId);
+      for (const listener of listeners) {
+        listener({ type: 'talking', meetingId, userId: participantId, talking: isTalking });
+      }
     });
+    router.on('sessionclose', (closed) => talkingNow.delete(closed.participantId));
+    router.on('close', () => talking.delete(meetingId));
     return router;
   };
   const session = (meetingId: string, userId: string): Session => {
@@ -108,6 +116,7 @@ export function createSfuMediaServer(sfu: Sfu): MediaServer {
       }),
     acceptSubscriptionAnswer: (meetingId, userId, answer) =>
       translated(() => session(meetingId, userId).acceptSubscriptionAnswer(answer)),
+    talkingParticipants: (meetingId) => [...(talking.get(meetingId) ?? [])],
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -82,9 +82,10 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(aliceAudio.received.length).toBe(silentFrom);
     const participants = (await alice.call('GET', `/meetings/${meetingId}`)).body.participants;
-    expect(
-      participants.map((participant: { audioStreamEnabled: boolean }) => participant.audioStreamEnabled),
-    ).toEqual([true, false]);
+    const audioOf = (userId: string) =>
+      participants.find((participant: { userId: string }) => participant.userId === userId)
+        ?.audioStreamEnabled;
+    expect([audioOf(alice.userId), audioOf(bob.userId)]).toEqual([true, false]);
   });
 
   it("forwards A's video to B after B subscribes, with the mid map, and stops when A disables it", async () => {

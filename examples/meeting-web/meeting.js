@@ -1,0 +1,152 @@
+// One user's presence in a meeting: the audio connection (the SFU sends back the mix of the
+// others), one publish connection per camera or screen, and one subscribe connection for every
+// remote video, negotiated through the HTTP API with answers and offers arriving on /events.
+import { gathered } from './api.js';
+
+const key = (userId, type) => `${userId}/${type}`;
+
+export class Meeting {
+  constructor({ api, events, meetingId, userId, iceServers, ui }) {
+    Object.assign(this, { api, events, meetingId, userId, iceServers, ui });
+    this.publishers = new Map();
+    this.watched = new Set();
+    this.mids = new Map();
+    this.pending = Promise.resolve();
+    this.audioPeer = undefined;
+    this.subscriber = undefined;
+    this.remoteAudio = undefined;
+  }
+
+  path(suffix = '') {
+    return `/meetings/${this.meetingId}${suffix}`;
+  }
+
+  newPeer() {
+    return new RTCPeerConnection({ iceServers: this.iceServers, bundlePolicy: 'max-bundle' });
+  }
+
+  /** Connects the microphone; the answer's stream is the mix of everyone else who is unmuted. */
+  async startAudio() {
+    const microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const peer = this.newPeer();
+    this.audioPeer = peer;
+    peer.addTransceiver(microphone.getAudioTracks()[0], { direction: 'sendrecv', streams: [microphone] });
+    peer.addEventListener('track', (event) => {
+      this.remoteAudio = new MediaStream([event.track]);
+      this.ui.remoteAudio(this.remoteAudio);
+    });
+    await peer.setLocalDescription(await peer.createOffer());
+    await gathered(peer);
+    const answered = this.events.next(
+      'MEETING_AUDIO_ANSWERED',
+      (event) => event.meetingId === this.meetingId,
+    );
+    await this.api('PUT', this.path('/audio/offer'), { sdp: peer.localDescription.sdp });
+    await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
+    await this.setMicrophone(true);
+  }
+
+  /** Unmutes or mutes the microphone in the others' mix. */
+  async setMicrophone(enabled) {
+    await this.api('PUT', this.path('/audio'), { enabled });
+  }
+
+  /** Publishes the camera (`video`) or the screen (`screen`); VP8 is what the SFU forwards. */
+  async publish(type) {
+    const media =
+      type === 'video'
+        ? await navigator.mediaDevices.getUserMedia({ video: { width: 640, height: 360, frameRate: 24 } })
+        : await navigator.mediaDevices.getDisplayMedia({ video: true });
+    const track = media.getVideoTracks()[0];
+    const peer = this.newPeer();
+    const transceiver = peer.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+    const codecs = RTCRtpSender.getCapabilities('video')?.codecs ?? [];
+    const vp8 = codecs.filter((codec) => /video\/(vp8|rtx)/i.test(codec.mimeType));
+    if (vp8.length > 0 && transceiver.setCodecPreferences) transceiver.setCodecPreferences(vp8);
+    await peer.setLocalDescription(await peer.createOffer());
+    await gathered(peer);
+    const mediaType = type.toUpperCase();
+    const answered = this.events.next('MEETING_SDP_ANSWERED', (event) => event.mediaType === mediaType);
+    await this.api('PUT', this.path('/media'), { type, enabled: true, sdp: peer.localDescription.sdp });
+    await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
+    this.publishers.set(type, { peer, media });
+    track.addEventListener('ended', () => void this.unpublish(type));
+    this.ui.localVideo(type, media);
+  }
+
+  /** Stops publishing the camera or screen. */
+  async unpublish(type) {
+    const publisher = this.publishers.get(type);
+    if (publisher === undefined) return;
+    this.publishers.delete(type);
+    for (const track of publisher.media.getTracks()) track.stop();
+    publisher.peer.close();
+    this.ui.localVideo(type, undefined);
+    await this.api('PUT', this.path('/media'), { type, enabled: false }).catch(() => {});
+  }
+
+  /** Watches (or stops watching) a remote stream; changes are negotiated one at a time. */
+  watch(userId, type, on) {
+    if (userId === this.userId || this.watched.has(key(userId, type)) === on) return this.pending;
+    if (on) this.watched.add(key(userId, type));
+    else this.watched.delete(key(userId, type));
+    const change = on
+      ? { subscribe: [{ userId, type }], unsubscribe: [] }
+      : { subscribe: [], unsubscribe: [{ userId, type }] };
+    this.pending = this.pending
+      .then(() => this.negotiate(change))
+      .catch((error) => {
+        if (on) this.watched.delete(key(userId, type));
+        this.ui.status(`could not ${on ? 'watch' : 'stop watching'} a stream: ${error.message}`);
+      });
+    return this.pending;
+  }
+
+  async negotiate(change) {
+    const offered = this.events.next('MEETING_SDP_OFFERED', (event) => event.meetingId === this.meetingId);
+    await this.api('PUT', this.path('/media/subscribe'), change);
+    const { sdp } = await offered;
+    if (this.subscriber === undefined) {
+      this.subscriber = this.newPeer();
+      this.subscriber.addEventListener('track', (event) => {
+        const mid = event.transceiver.mid;
+        this.ui.remoteVideo(mid, new MediaStream([event.track]), this.mids.get(mid));
+      });
+    }
+    await this.subscriber.setRemoteDescription({ type: 'offer', sdp });
+    await this.subscriber.setLocalDescription(await this.subscriber.createAnswer());
+    await gathered(this.subscriber);
+    await this.api('PUT', this.path('/media/answer'), { sdp: this.subscriber.localDescription.sdp });
+  }
+
+  /** Keeps the mid map and drops tiles of streams no longer carried. */
+  subscribed(streams) {
+    const carried = new Set(streams.map((stream) => stream.mid));
+    for (const mid of this.mids.keys()) if (!carried.has(mid)) this.ui.removeRemoteVideo(mid);
+    this.mids = new Map(streams.map((stream) => [stream.mid, stream]));
+    for (const [mid, stream] of this.mids) this.ui.labelRemoteVideo(mid, stream);
+  }
+
+  /** Decoded video frames and the loudest remote audio level seen, for people and tests. */
+  async stats() {
+    let framesDecoded = 0;
+    const report = this.subscriber ? await this.subscriber.getStats() : new Map();
+    for (const entry of report.values()) {
+      if (entry.type === 'inbound-rtp' && entry.kind === 'video') framesDecoded += entry.framesDecoded ?? 0;
+    }
+    return { framesDecoded, remoteAudioLevel: this.ui.maxRemoteAudioLevel() };
+  }
+
+  /** Closes every connection; `notify` also tells the server. */
+  async close(notify = true) {
+    for (const type of [...this.publishers.keys()]) {
+      const publisher = this.publishers.get(type);
+      for (const track of publisher.media.getTracks()) track.stop();
+      publisher.peer.close();
+    }
+    this.publishers.clear();
+    this.audioPeer?.close();
+    this.subscriber?.close();
+    if (notify) await this.api('POST', this.path('/leave')).catch(() => {});
+  }
+}
