@@ -101,6 +101,7 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
   if (folder !== undefined)
     pageRouter.use('/examples/meeting', express.static(folder, { index: 'index.html' }));
 
+  const leaving = new Set<Promise<void>>();
   let closing: Promise<void> | undefined;
   return {
     service,
@@ -114,13 +115,16 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
       check: async () => ({ live: true, ready: true, details: { iceServers: media.iceServers().length } }),
     },
     queueClosed(userId, queueId) {
-      service.queueClosed(userId, queueId).catch((error: unknown) => {
+      const left = service.queueClosed(userId, queueId).catch((error: unknown) => {
         logger.error({ err: error, userId }, 'could not end the meetings of a closed session');
       });
+      leaving.add(left);
+      void left.finally(() => leaving.delete(left));
     },
     close() {
       closing ??= (async () => {
         clearInterval(sweep);
+        await Promise.allSettled([...leaving]);
         service.close();
         await media.close();
       })();

@@ -137,6 +137,48 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
     expect(subscriber.count(mid)).toBe(stoppedAt);
   });
 
+  it('stopping the meeting closes its media: the audio mix and forwarded video end', async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, carol, meetingId, join } = world;
+    await join(alice);
+    await join(bob);
+    const aliceAudio = await connectAudio(alice, meetingId);
+    const bobAudio = await connectAudio(bob, meetingId);
+    await audio(alice, meetingId, { enabled: true });
+    aliceAudio.startTone(440);
+    const publisher = keep(new VideoTestPublisher({ payloadType: 120 }));
+    await alice.call('PUT', `/meetings/${meetingId}/media`, {
+      json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
+    });
+    await publisher.acceptAnswer((await alice.next('MEETING_SDP_ANSWERED')).sdp);
+    publisher.start({ bitrate: 200_000, keyframeInterval: 1_000 });
+    const subscriber = keep(new VideoTestSubscriber());
+    await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
+      json: { subscribe: [{ userId: alice.userId, type: 'video' }], unsubscribe: [] },
+    });
+    const offered = await bob.next('MEETING_SDP_OFFERED');
+    const mid = (await bob.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams[0].mid as string;
+    await bob.call('PUT', `/meetings/${meetingId}/media/answer`, {
+      json: { sdp: await subscriber.answer(offered.sdp) },
+    });
+    await waitFor(() => subscriber.count(mid) > 10 && bobAudio.received.length > 10, 'media before stopping');
+
+    expect((await carol.call('POST', `/meetings/${meetingId}/stop`)).status).toBe(200);
+    expect(await bob.next('MEETING_STOPPED')).toMatchObject({ meetingId });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [videoAt, audioAt, sentAt] = [
+      subscriber.count(mid),
+      bobAudio.received.length,
+      publisher.packetsSent,
+    ];
+    await waitFor(() => publisher.packetsSent > sentAt + 20, 'publisher still sending');
+    expect([subscriber.count(mid), bobAudio.received.length]).toEqual([videoAt, audioAt]);
+    const offer = await bob.call('PUT', `/meetings/${meetingId}/audio/offer`, {
+      json: { sdp: await keep(new AudioTestClient()).createOffer() },
+    });
+    expect(offer.status).toBe(404);
+  });
+
   it('a second session of the same user replaces the first, which is told it clashed', async () => {
     world = await startMeetingWorld();
     const { alice, bob, meetingId, join, server } = world;
