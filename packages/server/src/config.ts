@@ -133,6 +133,11 @@ export const environmentSchema = z.object({
   MEETING_MAX_PARTICIPANTS: integer(1).default(100),
   /** How often scheduled meetings past their expiration are looked for and removed, in milliseconds. */
   MEETING_EXPIRY_SWEEP_MS: integer(1000).default(60_000),
+  /**
+   * Stop meetings left active by a previous run at start (their media lived in that process).
+   * `auto`: only with SQLite, which one process owns; PostgreSQL may be shared by running instances.
+   */
+  MEETING_STOP_ACTIVE_AT_START: z.enum(['auto', 'true', 'false']).default('auto'),
   /** URL path the SAML configuration API is mounted under. */
   SAML_BASE_PATH: z
     .string()
@@ -209,6 +214,7 @@ export interface ServerConfig {
     iceServers: IceServer[];
     maxParticipants: number;
     expirySweepMs: number;
+    stopActiveAtStart: boolean;
   };
   saml: {
     basePath: string;
@@ -296,6 +302,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       iceServers: values.MEETING_ICE_SERVERS ?? [],
       maxParticipants: values.MEETING_MAX_PARTICIPANTS,
       expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
+      stopActiveAtStart:
+        values.MEETING_STOP_ACTIVE_AT_START === 'auto'
+          ? !/^postgres(ql)?:\/\//i.test(values.CHAT_DATABASE_URL ?? '')
+          : values.MEETING_STOP_ACTIVE_AT_START === 'true',
     },
     saml: {
       basePath: values.SAML_BASE_PATH,

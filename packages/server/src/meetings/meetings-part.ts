@@ -73,7 +73,8 @@ function sfuMediaServer(config: ServerConfig): MediaServer {
 /**
  * Meetings: the domain service on the chat store and bus, the SFU behind its media port, routes,
  * the meeting page, and a timer removing expired scheduled meetings. Meetings left active by a
- * previous run are stopped first: their media lived in that process.
+ * previous run are stopped first when `config.meetings.stopActiveAtStart`: their media lived in
+ * that process.
  */
 export async function createMeetingsPart(options: MeetingsPartOptions): Promise<MeetingsPart> {
   const { config, logger } = options;
@@ -87,8 +88,10 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
     onBackgroundError: (error, during) =>
       logger.error({ err: error, during }, 'meeting background task failed'),
   });
-  const stopped = await service.stopAllActive();
-  if (stopped > 0) logger.info({ stopped }, 'stopped meetings left active by a previous run');
+  if (config.meetings.stopActiveAtStart) {
+    const stopped = await service.stopAllActive();
+    if (stopped > 0) logger.info({ stopped }, 'stopped meetings left active by a previous run');
+  }
   const sweep = setInterval(() => {
     service
       .removeExpiredMeetings()

@@ -46,6 +46,16 @@ describe('meeting ICE configuration', () => {
     void media.close();
   });
 
+  it('stops meetings left by a previous run only where one process owns the database, unless told', () => {
+    expect(loadConfig({}).meetings.stopActiveAtStart).toBe(true);
+    expect(loadConfig({ CHAT_DATABASE_URL: 'postgres://db/chat' }).meetings.stopActiveAtStart).toBe(false);
+    expect(
+      loadConfig({ CHAT_DATABASE_URL: 'postgres://db/chat', MEETING_STOP_ACTIVE_AT_START: 'true' }).meetings
+        .stopActiveAtStart,
+    ).toBe(true);
+    expect(loadConfig({ MEETING_STOP_ACTIVE_AT_START: 'false' }).meetings.stopActiveAtStart).toBe(false);
+  });
+
   it('names each bad meeting variable', () => {
     expect(() => loadConfig({ MEETING_ICE_ANNOUNCED_ADDRESSES: 'example.org' })).toThrow(
       /MEETING_ICE_ANNOUNCED_ADDRESSES/,
