@@ -118,6 +118,8 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
       check: async () => ({ live: true, ready: true, details: { iceServers: media.iceServers().length } }),
     },
     queueClosed(userId, queueId) {
+      // Sessions closing because the server stops: the next start stops what they leave behind.
+      if (closing !== undefined) return;
       const left = service.queueClosed(userId, queueId).catch((error: unknown) => {
         logger.error({ err: error, userId }, 'could not end the meetings of a closed session');
       });
