@@ -32,6 +32,30 @@ describe('meetings and room membership', () => {
   });
 });
 
+describe('scheduled meetings', () => {
+  it('are removed by the server once their expiration has passed', async () => {
+    const world = await startMeetingWorld('sqlite', { MEETING_EXPIRY_SWEEP_MS: '1000' });
+    try {
+      const { alice, bob, carol } = world;
+      const room = await alice.call('POST', '/rooms', {
+        json: { type: 'group', name: 'Once', membersIds: [bob.userId, carol.userId] },
+      });
+      const expiration = new Date(Date.now() + 1_500).toISOString();
+      const created = await alice.call('POST', '/meetings', {
+        json: { roomId: room.body.id, meetingType: 'scheduled', expiration },
+      });
+      expect(created.body).toMatchObject({ meetingType: 'scheduled', expiration });
+      expect(
+        await bob.next('MEETING_DELETED', (event) => event.meetingId === created.body.id, 10_000),
+      ).toBeTruthy();
+      expect((await alice.call('GET', `/meetings/${created.body.id}`)).status).toBe(404);
+      expect((await alice.call('GET', `/meetings/${world.meetingId}`)).status).toBe(200);
+    } finally {
+      await world.close();
+    }
+  });
+});
+
 describe('meetings with events carried by Redis', () => {
   let first: ChatTestServer;
   let second: ChatTestServer;
