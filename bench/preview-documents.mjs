@@ -1,0 +1,278 @@
+// Document preview benchmark (run `pnpm build` first; `pnpm bench -- preview-documents`). Needs
+// LibreOffice and python3-uno (scripts/install-system-deps.sh).
+// 1. docx -> PDF latency, one request at a time: through the HTTP server (warm pool, 1 instance),
+//    against (a) a cold `soffice --convert-to pdf` per document and (b) a raw warm UNO conversion of
+//    the same file by a bare python3-uno loop. Targets: server p50 at least 10x faster than (a), at
+//    most 1.5x (b).
+// 2. PDF first-page thumbnail (256x256 jpeg) latency through the server against raw mupdf render plus
+//    sharp resize in this process. Target: at most 1.5x.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const previewCore = path.join(root, 'packages/preview-core');
+const sharp = createRequire(path.join(previewCore, 'package.json'))('sharp');
+const mupdf = await import(pathToFileURL(path.join(previewCore, 'node_modules/mupdf/dist/mupdf.js')).href);
+const { generateFixtures } = await import(
+  pathToFileURL(path.join(previewCore, 'test/fixtures/generate.mjs')).href
+);
+const serverMain = path.join(root, 'packages/server/dist/main.js');
+const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
+const work = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
+const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+const BOUNDARY = 'bench-boundary-7e57d0c5';
+
+const percentile = (values, fraction) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
+};
+const describe = (values) =>
+  `p50 ${percentile(values, 0.5).toFixed(1)} ms, p95 ${percentile(values, 0.95).toFixed(1)} ms (n=${values.length})`;
+
+async function timed(count, task) {
+  const times = [];
+  for (let index = 0; index < count; index += 1) {
+    const started = performance.now();
+    await task();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+function multipartBody(bytes, fileName) {
+  const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
+}
+
+function post(url, body) {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+          'content-length': body.length,
+        },
+      },
+      (response) => {
+        const chunks = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () => {
+          const data = Buffer.concat(chunks);
+          if (response.statusCode === 200) resolve(data);
+          else reject(new Error(`HTTP ${response.statusCode}: ${data.toString('utf8').slice(0, 200)}`));
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function startServer(env) {
+  const dataDir = mkdtempSync(path.join(work, 'server-'));
+  const child = spawn(process.execPath, [serverMain], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      for (const line of buffered.split('\n'))
+        if (line.includes('server listening')) resolve(JSON.parse(line).port);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
+  });
+  child.stdout.resume();
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    async waitForConverter() {
+      for (let tries = 0; tries < 600; tries += 1) {
+        const response = await fetch(`${url}/health/ready/`);
+        if (response.status === 200) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error('the document converter never became ready');
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** (a) `soffice --convert-to pdf` per document, with a profile made beforehand (the fair cold case). */
+async function coldSoffice(docx, count) {
+  const profile = `file://${path.join(work, 'cold-profile')}`;
+  const convert = () =>
+    run('soffice', [
+      `-env:UserInstallation=${profile}`,
+      '--headless',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      path.join(work, 'cold-out'),
+      docx,
+    ]);
+  await convert();
+  return timed(count, convert);
+}
+
+/** (b) A bare long-lived python3-uno process on a warm soffice: per input line, load, export, close. */
+const RAW_UNO = `
+import sys, time, uno
+from com.sun.star.beans import PropertyValue
+def prop(name, value):
+    p = PropertyValue(); p.Name = name; p.Value = value; return p
+pipe, source, target = sys.argv[1], sys.argv[2], sys.argv[3]
+local = uno.getComponentContext()
+resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+for attempt in range(600):
+    try:
+        context = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe); break
+    except Exception:
+        time.sleep(0.1)
+desktop = context.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", context)
+print("ready", flush=True)
+for line in sys.stdin:
+    started = time.perf_counter()
+    document = desktop.loadComponentFromURL(uno.systemPathToFileUrl(source), "_blank", 0, (prop("Hidden", True),))
+    document.storeToURL(uno.systemPathToFileUrl(target), (prop("FilterName", "writer_pdf_Export"),))
+    document.close(True)
+    print((time.perf_counter() - started) * 1000, flush=True)
+`;
+
+/** Starts soffice and the raw loop; `convert()` resolves with the time python measured for one document. */
+async function startRawWarmUno(docx) {
+  const script = path.join(work, 'raw-uno.py');
+  writeFileSync(script, RAW_UNO);
+  const pipe = `bench-raw-${process.pid}`;
+  const soffice = spawn(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${path.join(work, 'raw-profile')}`,
+      '--headless',
+      '--invisible',
+      '--norestore',
+      `--accept=pipe,name=${pipe};urp;StarOffice.ComponentContext`,
+    ],
+    { detached: true, stdio: 'ignore' },
+  );
+  const loop = spawn(python, [script, pipe, docx, path.join(work, 'raw.pdf')], {
+    env: { ...process.env, PYENV_VERSION: 'system' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: loop.stdout });
+  const waiting = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const next = () => new Promise((resolve) => waiting.push(resolve));
+  await next();
+  return {
+    async convert() {
+      const answer = next();
+      loop.stdin.write('go\n');
+      return Number(await answer);
+    },
+    stop() {
+      if (loop.exitCode === null && loop.signalCode === null) loop.kill('SIGKILL');
+      try {
+        process.kill(-soffice.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** Raw first-page thumbnail: mupdf render at the covering zoom, raw pixels to sharp, 256x256 top crop. */
+async function rawThumbnail(pdf) {
+  const document = mupdf.Document.openDocument(pdf, 'application/pdf');
+  const page = document.loadPage(0);
+  const [x0, y0, x1, y1] = page.getBounds();
+  const scale = Math.max(256 / (x1 - x0), 256 / (y1 - y0));
+  const pixmap = page.toPixmap(mupdf.Matrix.scale(scale, scale), mupdf.ColorSpace.DeviceRGB, false, true);
+  const raw = {
+    width: pixmap.getWidth(),
+    height: pixmap.getHeight(),
+    channels: pixmap.getNumberOfComponents(),
+  };
+  const pixels = Buffer.from(pixmap.getPixels());
+  pixmap.destroy();
+  page.destroy();
+  document.destroy();
+  return sharp(pixels, { raw })
+    .resize(256, 256, { fit: 'cover', position: 'top' })
+    .jpeg({ quality: 50 })
+    .toBuffer();
+}
+
+const fixtures = await generateFixtures();
+const docxPath = fixtures['text.docx'];
+const docx = readFileSync(docxPath);
+console.log(`document: text.docx from the test fixtures (3 pages, ${docx.length} bytes)`);
+const server = await startServer({ DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_INSTANCES: '1' });
+const raw = await startRawWarmUno(docxPath);
+try {
+  await server.waitForConverter();
+  const documentBody = multipartBody(docx, 'text.docx');
+  const documentUrl = `${server.url}/preview/document/`;
+  const pdf = await post(documentUrl, documentBody);
+  await timed(5, () => post(documentUrl, documentBody));
+  await timed(5, () => raw.convert());
+  // Alternate short rounds so load from other processes on the machine hits both sides alike.
+  const viaServer = [];
+  const rawWarm = [];
+  for (let round = 0; round < 8; round += 1) {
+    viaServer.push(...(await timed(5, () => post(documentUrl, documentBody))));
+    for (let index = 0; index < 5; index += 1) rawWarm.push(await raw.convert());
+  }
+  raw.stop();
+
+  const pdfBody = multipartBody(pdf, 'text.pdf');
+  const thumbnailUrl = `${server.url}/preview/pdf/256x256/thumbnail/`;
+  await timed(20, () => post(thumbnailUrl, pdfBody));
+  await timed(20, () => rawThumbnail(pdf));
+  const thumbnailServer = [];
+  const thumbnailRaw = [];
+  for (let round = 0; round < 8; round += 1) {
+    thumbnailRaw.push(...(await timed(25, () => rawThumbnail(pdf))));
+    thumbnailServer.push(...(await timed(25, () => post(thumbnailUrl, pdfBody))));
+  }
+  await server.stop();
+  const cold = await coldSoffice(docxPath, 8);
+
+  const serverP50 = percentile(viaServer, 0.5);
+  console.log(`\ndocx -> PDF through the server (warm pool, 1 instance): ${describe(viaServer)}`);
+  console.log(`(a) cold soffice --convert-to pdf per document:        ${describe(cold)}`);
+  console.log(`(b) raw warm UNO (python3-uno loop, no HTTP):          ${describe(rawWarm)}`);
+  console.log(
+    `cold / server at p50: ${(percentile(cold, 0.5) / serverP50).toFixed(1)}x faster (target >= 10)`,
+  );
+  console.log(
+    `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
+  );
+  console.log(`\nPDF thumbnail 256x256 jpeg through the server: ${describe(thumbnailServer)}`);
+  console.log(`raw mupdf render + sharp resize in process:    ${describe(thumbnailRaw)}`);
+  console.log(
+    `server / raw at p50: ${(percentile(thumbnailServer, 0.5) / percentile(thumbnailRaw, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(thumbnailServer, 0.95) / percentile(thumbnailRaw, 0.95)).toFixed(2)}`,
+  );
+} finally {
+  raw.stop();
+  await server.stop();
+  agent.destroy();
+  rmSync(work, { recursive: true, force: true });
+}
