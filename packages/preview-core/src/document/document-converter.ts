@@ -55,6 +55,11 @@ export interface DocumentConverter {
   convert(request: ConversionRequest): Promise<Uint8Array>;
   /** Current state, cheap enough for every health request. */
   status(): ConverterStatus;
+  /**
+   * Checks the converter actively when its state is otherwise only learnt from conversions (remote:
+   * one request to its base URL) and returns the fresh status. Adapters without it are always current.
+   */
+  probe?(): Promise<ConverterStatus>;
   /** Stops every process and rejects waiting conversions; idempotent. */
   close(): Promise<void>;
 }

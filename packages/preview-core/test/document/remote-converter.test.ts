@@ -31,6 +31,7 @@ async function readForm(request: IncomingMessage): Promise<FormData> {
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  if (request.method !== 'POST') return void response.writeHead(200).end('OK');
   const url = new URL(request.url ?? '/', 'http://local');
   const form = await readForm(request);
   const file = form.get('data');
@@ -165,5 +166,17 @@ describe('remote converter protocol and failures', () => {
       code: 'CONVERTER_UNAVAILABLE',
       message: expect.stringContaining('cannot be reached (ECONNREFUSED)'),
     });
+  });
+});
+
+describe('remote converter probe', () => {
+  it('reports reachable as available and a closed port as unavailable with the reason', async () => {
+    expect((await createRemoteConverter({ baseUrl }).probe?.())?.available).toBe(true);
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const status = await createRemoteConverter({ baseUrl: `http://127.0.0.1:${port}` }).probe?.();
+    expect(status).toMatchObject({ available: false, reason: expect.stringContaining('ECONNREFUSED') });
   });
 });

@@ -77,7 +77,7 @@ export function createConverterHealthCheck(
     unavailableStatus: 429,
     unavailableMessage: 'the document converter is unavailable; document preview is offline',
     check: async () => {
-      const status = converter.status();
+      const status = converter.probe ? await converter.probe() : converter.status();
       return { live: status.available, ready: status.available, details: { ...status, ...extra() } };
     },
   };

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRemoteConverter } from '@collab-suite/preview-core';
 import {
   DOCX_CONTENT_TYPES,
@@ -109,5 +111,26 @@ describe('a server whose DOCUMENT_CONVERTER is remote', () => {
         details: expect.objectContaining({ name: 'remote' }),
       }),
     );
+  });
+});
+
+describe('a server whose remote converter is down', () => {
+  it('answers /health/ready/ with 429 and document requests with 503', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const node = await startTestServer({
+      env: { DOCUMENT_CONVERTER: 'remote', DOCUMENT_CONVERTER_URL: `http://127.0.0.1:${port}` },
+    });
+    try {
+      expect((await fetch(`${node.url}/health/ready/`)).status).toBe(429);
+      const response = await upload(`${node.url}/preview/document/`, await sampleDocument('text.docx'));
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).not.toBeNull();
+      expect(await detailOf(response)).toContain('cannot be reached');
+    } finally {
+      await node.stop();
+    }
   });
 });

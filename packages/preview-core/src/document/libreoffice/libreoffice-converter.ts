@@ -22,6 +22,19 @@ export interface LibreOfficeConverter extends DocumentConverter {
 
 const MAX_START_RETRY_DELAY_MS = 30_000;
 
+/** Instances of every open pool, killed if the process exits without closing them. */
+const liveInstances = new Set<SofficeInstance>();
+let exitHandlerInstalled = false;
+
+function killOnExit(instances: readonly SofficeInstance[]): void {
+  for (const instance of instances) liveInstances.add(instance);
+  if (exitHandlerInstalled) return;
+  exitHandlerInstalled = true;
+  process.once('exit', () => {
+    for (const instance of liveInstances) instance.kill();
+  });
+}
+
 /**
  * Starts a pool of warm LibreOffice instances (one per core by default), each with its own profile
  * and UNO pipe, driven by a long-lived python3-uno helper. A conversion that runs past the timeout
@@ -63,10 +76,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
   const queue = new ConversionQueue(options, retryAfterSeconds);
 
   const starting = new Set<Promise<void>>();
-  const killAll = () => {
-    for (const instance of instances) instance.kill();
-  };
-  process.once('exit', killAll);
+  killOnExit(instances);
 
   const watch = (instance: SofficeInstance) => {
     const generation = (generations.get(instance) ?? 0) + 1;
@@ -207,7 +217,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
       for (const instance of instances) instance.abandon();
       const settled = Promise.all([...gone, Promise.allSettled([...starting])]);
       await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-      process.removeListener('exit', killAll);
+      for (const instance of instances) liveInstances.delete(instance);
       if (ownsWorkDir) await rm(workDir, { recursive: true, force: true });
     },
   };

@@ -53,10 +53,23 @@ export type RemoteConverterOptions = z.output<typeof remoteConverterOptionsSchem
 
 const wait = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
+/** True when the base URL answers HTTP at all (any status), else why not. */
+async function probeBaseUrl(baseUrl: string, timeoutMs: number): Promise<true | string> {
+  try {
+    const response = await fetch(baseUrl, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
+    await response.body?.cancel();
+    return true;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    return `the remote converter at ${baseUrl} cannot be reached (${cause ?? (error as Error).message})`;
+  }
+}
+
 /**
  * A {@link DocumentConverter} that posts each document to a Collabora Online compatible
  * `POST <baseUrl>/cool/convert-to/pdf?lang=<locale>` (multipart field `data`), with a timeout per
- * attempt and retries with back-off on connection errors, 5xx and 429.
+ * attempt and retries with back-off on connection errors, 5xx and 429. `probe()` asks the base URL
+ * whether it answers at all, for health checks between conversions.
  * @throws {ZodError} when an option is malformed.
  */
 export function createRemoteConverter(input: RemoteConverterOptionsInput): DocumentConverter {
@@ -101,6 +114,22 @@ export function createRemoteConverter(input: RemoteConverterOptionsInput): Docum
     throw lastFailure ?? new PreviewError('CONVERTER_UNAVAILABLE', 'the remote converter is closed');
   };
 
+  const status = (): ConverterStatus => {
+    const available = !closed && consecutiveFailures < options.unavailableAfterFailures;
+    return {
+      name: 'remote',
+      available,
+      reason: available ? undefined : closed ? 'closed' : lastError,
+      instances: 1,
+      busy: inFlight.size,
+      queued: 0,
+      restarts: 0,
+      conversions,
+      failures,
+      pool: [],
+    };
+  };
+
   return {
     async convert(request) {
       request.signal?.throwIfAborted();
@@ -114,20 +143,16 @@ export function createRemoteConverter(input: RemoteConverterOptionsInput): Docum
         throw error;
       }
     },
-    status(): ConverterStatus {
-      const available = !closed && consecutiveFailures < options.unavailableAfterFailures;
-      return {
-        name: 'remote',
-        available,
-        reason: available ? undefined : closed ? 'closed' : lastError,
-        instances: 1,
-        busy: inFlight.size,
-        queued: 0,
-        restarts: 0,
-        conversions,
-        failures,
-        pool: [],
-      };
+    status,
+    async probe() {
+      if (closed) return status();
+      const reachable = await probeBaseUrl(options.baseUrl, Math.min(options.timeoutMs, 2_000));
+      if (reachable === true) consecutiveFailures = 0;
+      else {
+        consecutiveFailures = Math.max(consecutiveFailures, options.unavailableAfterFailures);
+        lastError = reachable;
+      }
+      return status();
     },
     async close() {
       closed = true;
