@@ -1,12 +1,15 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { HttpError, RequestValidationError } from './http-error.js';
+import type { UploadBufferPool } from './upload-buffer-pool.js';
 
 /** A file received in a multipart body, held in memory. */
 export interface UploadedFile {
   data: Buffer;
   fileName: string;
   mimeType: string;
+  /** Gives `data` back to the pool it was read into (a no-op without one); never use `data` afterwards. */
+  release(): void;
 }
 
 /** Limits for {@link readUploadedFile}. */
@@ -15,7 +18,17 @@ export interface UploadOptions {
   fieldName: string;
   /** Largest file accepted, in bytes; past it the request fails with 413 before more is read. */
   maxBytes: number;
+  /**
+   * Buffers to read the file into when the body length is declared; the caller then calls
+   * `release()` once nothing uses the data. Fresh multi-megabyte buffers that live through a render
+   * cost full garbage collections (see `bench/preview-images.mjs`).
+   * @default fresh buffers
+   */
+  pool?: UploadBufferPool | undefined;
 }
+
+/** Multipart framing adds a little; a body beyond the file limit plus this cannot hold a valid file. */
+const FRAMING_ALLOWANCE = 64 * 1024;
 
 const missingFile = (fieldName: string, message: string) =>
   new RequestValidationError([{ loc: ['body', fieldName], msg: message, type: 'missing' }]);
@@ -25,67 +38,122 @@ const tooLarge = (maxBytes: number) =>
     Connection: 'close',
   });
 
+const malformed = () => new HttpError(400, 'the multipart body is malformed or was cut short');
+const aborted = () => new HttpError(400, 'the upload was aborted by the client');
+
 /**
- * Reads the one file field of a `multipart/form-data` request into memory, refusing it as soon as it
- * passes `maxBytes`. Other fields are ignored.
- * @throws RequestValidationError (422) when the body is not multipart or has no such field;
- *   HttpError 413 when the file or the declared body is too large; HttpError 400 when the body is cut.
+ * Gathers the file's chunks. With a declared body length, each chunk is copied on arrival into one
+ * buffer of that length (the file is never longer than the body), taken from `pool` when there is
+ * one, so no chunk is held and no second copy is made; without one (chunked body), the chunks are
+ * concatenated at the end.
+ */
+function fileCollector(declaredLength: number | undefined, pool: UploadBufferPool | undefined) {
+  const target =
+    declaredLength === undefined
+      ? undefined
+      : (pool?.take(declaredLength) ?? Buffer.allocUnsafe(declaredLength));
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let discarded = false;
+  return {
+    /** Gives the buffer back to the pool, for a refused upload; later chunks are dropped. */
+    discard(): void {
+      discarded = true;
+      if (target) pool?.release(target);
+    },
+    add(chunk: Buffer): void {
+      if (discarded) return;
+      if (target) chunk.copy(target, length);
+      else chunks.push(chunk);
+      length += chunk.length;
+    },
+    bytes(): Buffer {
+      if (!target) return Buffer.concat(chunks, length);
+      // The rest was never written by this upload: clear it so no stale bytes sit next to the file.
+      target.fill(0, length);
+      return target.subarray(0, length);
+    },
+  };
+}
+
+function declaredLengthOf(request: Request): number | undefined {
+  const header = request.headers['content-length'];
+  const length = header === undefined ? Number.NaN : Number(header);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+}
+
+/**
+ * Reads the one file field of a `multipart/form-data` request into memory with busboy, refusing it
+ * as soon as the file passes `maxBytes` (or the body passes it plus 64 KiB of framing). Other fields
+ * and files are read and dropped; the first file part named `fieldName` is the upload. With a
+ * `pool`, call `release()` on the result once its data is no longer used.
+ * @throws RequestValidationError (422) when the body is not multipart, has no boundary or has no
+ *   such file field; HttpError 413 (with `Connection: close`) when the file or the body is too large;
+ *   HttpError 400 when the body is malformed, cut short or aborted by the client.
  */
 export function readUploadedFile(request: Request, options: UploadOptions): Promise<UploadedFile> {
+  const { fieldName, maxBytes, pool } = options;
   const contentType = request.headers['content-type'] ?? '';
   if (!contentType.toLowerCase().startsWith('multipart/form-data')) {
-    return Promise.reject(
-      missingFile(
-        options.fieldName,
-        `expected a multipart/form-data body with a "${options.fieldName}" field`,
-      ),
-    );
+    const expected = `expected a multipart/form-data body with a "${fieldName}" field`;
+    return Promise.reject(missingFile(fieldName, expected));
   }
-  const declaredLength = Number(request.headers['content-length'] ?? Number.NaN);
-  // Multipart framing adds a little; anything beyond the file limit plus 64 KiB cannot hold a valid file.
-  if (declaredLength > options.maxBytes + 64 * 1024) return Promise.reject(tooLarge(options.maxBytes));
+  const bodyLimit = maxBytes + FRAMING_ALLOWANCE;
+  const declaredLength = declaredLengthOf(request);
+  if (declaredLength !== undefined && declaredLength > bodyLimit) return Promise.reject(tooLarge(maxBytes));
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: request.headers, limits: { fileSize: maxBytes, files: 4, fields: 32 } });
+  } catch {
+    return Promise.reject(missingFile(fieldName, 'the multipart body has no boundary'));
+  }
   return new Promise((resolve, reject) => {
     let settled = false;
     let found: UploadedFile | undefined;
-    const finish = (error: Error | undefined, file?: UploadedFile) => {
+    let collector: ReturnType<typeof fileCollector> | undefined;
+    let received = 0;
+    const fail = (error: Error) => {
       if (settled) return;
       settled = true;
-      if (error) {
-        request.unpipe(parser);
-        request.resume();
-        reject(error);
-      } else if (file) resolve(file);
+      request.unpipe(parser);
+      request.resume();
+      if (found) found.release();
+      else collector?.discard();
+      reject(error);
     };
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: request.headers,
-        limits: { fileSize: options.maxBytes, files: 4, fields: 32 },
-      });
-    } catch {
-      finish(missingFile(options.fieldName, 'the multipart body has no boundary'));
-      return;
-    }
     parser.on('file', (name, stream, info) => {
-      if (name !== options.fieldName || found) {
+      // A part cut short destroys its stream with an error; without a listener it would crash the process.
+      stream.on('error', () => fail(malformed()));
+      if (name !== fieldName || collector) {
         stream.resume();
         return;
       }
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('limit', () => finish(tooLarge(options.maxBytes)));
+      const file = fileCollector(declaredLength, pool);
+      collector = file;
+      stream.on('data', (chunk: Buffer) => file.add(chunk));
+      stream.on('limit', () => fail(tooLarge(maxBytes)));
       stream.on('end', () => {
         if (settled) return;
-        found = { data: Buffer.concat(chunks), fileName: info.filename ?? '', mimeType: info.mimeType };
+        const data = file.bytes();
+        const release = () => pool?.release(data);
+        found = { data, fileName: info.filename ?? '', mimeType: info.mimeType, release };
       });
     });
-    parser.on('error', () => finish(new HttpError(400, 'the multipart body is malformed or was cut short')));
+    parser.on('error', () => fail(malformed()));
     parser.on('close', () => {
-      if (found) finish(undefined, found);
-      else
-        finish(missingFile(options.fieldName, `the multipart body has no "${options.fieldName}" file field`));
+      if (settled) return;
+      if (!found) return fail(missingFile(fieldName, `the multipart body has no "${fieldName}" file field`));
+      settled = true;
+      resolve(found);
     });
-    request.on('aborted', () => finish(new HttpError(400, 'the upload was aborted by the client')));
+    request.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > bodyLimit) fail(tooLarge(maxBytes));
+    });
+    request.on('error', () => fail(aborted()));
+    request.on('close', () => {
+      if (!request.complete) fail(aborted());
+    });
     request.pipe(parser);
   });
 }

@@ -7,6 +7,8 @@ import {
   type StoredFileRef,
 } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
+import { readUploadedFile } from '../http/multipart.js';
+import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { parseRequestPart } from '../http/validation.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
 import {
@@ -17,8 +19,6 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
-import { readMultipartFile } from './multipart-upload.js';
-import type { UploadBufferPool } from './upload-buffer-pool.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions {
@@ -90,7 +90,7 @@ async function answerUpload(
   render: Render,
 ) {
   options.service.assertCapacity();
-  const file = await readMultipartFile(request, {
+  const file = await readUploadedFile(request, {
     fieldName: 'file',
     maxBytes: options.maxUploadBytes,
     pool: options.uploadBuffers,

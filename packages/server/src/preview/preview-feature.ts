@@ -11,11 +11,11 @@ import { Router } from 'express';
 import type { ServerConfig } from '../config.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler, detailBody } from '../http/error-handler.js';
+import { createUploadBufferPool } from '../http/upload-buffer-pool.js';
 import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
 import { previewOpenApi } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
-import { createUploadBufferPool } from './upload-buffer-pool.js';
 
 /** Ports and services tests may replace. */
 export interface PreviewFeatureOverrides {
