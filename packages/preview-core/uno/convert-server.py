@@ -75,18 +75,29 @@ class Converter:
         self.context = context
         self.desktop = context.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", context)
         self.current_locale = None
+        self.harden()
+
+    def configure(self, node, **values):
+        provider = self.context.ServiceManager.createInstanceWithContext(
+            "com.sun.star.configuration.ConfigurationProvider", self.context)
+        access = provider.createInstanceWithArguments(
+            "com.sun.star.configuration.ConfigurationUpdateAccess", properties(nodepath=node))
+        for name, value in values.items():
+            access.setPropertyValue(name, value)
+        access.commitChanges()
+
+    def harden(self):
+        """Documents are untrusted: no macros, and no linked content (images, sections, OLE links)
+        loaded from URLs or local files while converting, so a document cannot make this host fetch
+        anything or read its files into the PDF."""
+        self.configure("/org.openoffice.Office.Common/Security/Scripting",
+                       BlockUntrustedRefererLinks=True, DisableMacrosExecution=True, MacroSecurityLevel=3)
 
     def set_locale(self, locale):
         """Sets the locale LibreOffice formats numbers and dates with (Tools > Options > Language)."""
         if locale is None or locale == self.current_locale:
             return
-        provider = self.context.ServiceManager.createInstanceWithContext(
-            "com.sun.star.configuration.ConfigurationProvider", self.context)
-        access = provider.createInstanceWithArguments(
-            "com.sun.star.configuration.ConfigurationUpdateAccess",
-            properties(nodepath="/org.openoffice.Setup/L10N"))
-        access.setPropertyValue("ooSetupSystemLocale", locale)
-        access.commitChanges()
+        self.configure("/org.openoffice.Setup/L10N", ooSetupSystemLocale=locale)
         self.current_locale = locale
 
     def convert(self, request):
