@@ -5,17 +5,15 @@ import {
   PreviewError,
 } from '@collab-suite/preview-core';
 import { Router } from 'express';
-import { readUploadedFile } from '../http/multipart.js';
 import { parseRequestPart } from '../http/validation.js';
 import { convertQuerySchema } from './page-request.js';
-import { clientGone } from './pdf-http.js';
+import { clientGone, type UploadSettings, withUpload } from './pdf-http.js';
 
 /** What the convert endpoint needs. */
 export interface ConvertRouteOptions {
   converter: DocumentConverter;
   limits: DocumentLimits;
-  /** Largest uploaded file, in bytes (413 past it). */
-  maxUploadBytes: number;
+  uploads: UploadSettings;
 }
 
 /**
@@ -23,7 +21,7 @@ export interface ConvertRouteOptions {
  * multipart field `data`, `lang` as the locale; answers the PDF. Lets one node convert for others
  * (their remote converter points here). Off unless DOCUMENT_CONVERT_ENDPOINT is true.
  */
-export function createConvertRoutes({ converter, limits, maxUploadBytes }: ConvertRouteOptions): Router {
+export function createConvertRoutes({ converter, limits, uploads }: ConvertRouteOptions): Router {
   const router = Router();
   router.post('/cool/convert-to/:format', async (request, response) => {
     const format = String(request.params.format);
@@ -34,23 +32,19 @@ export function createConvertRoutes({ converter, limits, maxUploadBytes }: Conve
       );
     }
     const query = parseRequestPart(convertQuerySchema, request.query, 'query');
-    const file = await readUploadedFile(request, { fieldName: 'data', maxBytes: maxUploadBytes });
-    if (file.data.byteLength > limits.maxInputBytes) {
-      throw new PreviewError(
-        'INPUT_TOO_LARGE',
-        `expected a document of at most ${limits.maxInputBytes} bytes but received ${file.data.byteLength} bytes`,
-      );
-    }
-    const type = await detectDocumentType(file.data, {
-      maxEntries: limits.maxZipEntries,
-      maxUncompressedBytes: limits.maxUncompressedBytes,
-      maxCompressionRatio: limits.maxCompressionRatio,
-    });
-    const pdf = await converter.convert({
-      data: file.data,
-      type,
-      locale: query.lang,
-      signal: clientGone(response),
+    const pdf = await withUpload(request, uploads, 'data', async (data) => {
+      if (data.byteLength > limits.maxInputBytes) {
+        throw new PreviewError(
+          'INPUT_TOO_LARGE',
+          `expected a document of at most ${limits.maxInputBytes} bytes but received ${data.byteLength} bytes`,
+        );
+      }
+      const type = await detectDocumentType(data, {
+        maxEntries: limits.maxZipEntries,
+        maxUncompressedBytes: limits.maxUncompressedBytes,
+        maxCompressionRatio: limits.maxCompressionRatio,
+      });
+      return converter.convert({ data, type, locale: query.lang, signal: clientGone(response) });
     });
     response.status(200).set('Cache-Control', 'no-store').type('application/pdf').send(Buffer.from(pdf));
   });

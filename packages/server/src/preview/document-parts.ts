@@ -8,6 +8,7 @@ import {
 import { Router } from 'express';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
+import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
 import { createConvertRoutes } from './convert-routes.js';
 import { documentOpenApi } from './document-openapi.js';
@@ -26,15 +27,17 @@ export interface DocumentParts {
 /**
  * Builds the PDF and document previews on top of the image preview service (input reading, render
  * queue, thumbnail pipeline), with the converter of the configuration unless `converter` is given.
+ * Upload bodies are read into `uploadBuffers`, shared with the image routes.
  * @throws ConfigError when the converter configuration is incomplete.
  */
 export function createDocumentParts(
   config: ServerConfig,
   previewService: PreviewService,
-  converter: DocumentConverter = documentConverterFromConfig(config),
+  options: { converter?: DocumentConverter | undefined; uploadBuffers: UploadBufferPool },
 ): DocumentParts {
+  const converter = options.converter ?? documentConverterFromConfig(config);
+  const uploads = { maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers: options.uploadBuffers };
   const { preview, document } = config;
-  const maxUploadBytes = preview.maxUploadBytes;
   const maxInputBytes = Math.max(preview.maxUploadBytes, config.storage.maxBytes);
   const pdfService = createPdfPreviewService({
     previewService,
@@ -56,10 +59,10 @@ export function createDocumentParts(
     limits: { maxInputBytes, defaultLocale: document.defaultLocale },
   });
   const router = Router();
-  router.use(createPdfRoutes({ pdfService, maxUploadBytes }));
-  router.use(createDocumentRoutes({ documentService, maxUploadBytes }));
+  router.use(createPdfRoutes({ pdfService, previewService, uploads }));
+  router.use(createDocumentRoutes({ documentService, uploads }));
   if (document.convertEndpoint) {
-    router.use(createConvertRoutes({ converter, limits: documentService.limits, maxUploadBytes }));
+    router.use(createConvertRoutes({ converter, limits: documentService.limits, uploads }));
   }
   return {
     router,

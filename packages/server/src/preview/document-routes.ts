@@ -10,13 +10,12 @@ import {
   storedDocumentThumbnailQuerySchema,
   storedThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerUpload } from './pdf-http.js';
+import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {
   documentService: DocumentPreviewService;
-  /** Largest uploaded file, in bytes (413 past it). */
-  maxUploadBytes: number;
+  uploads: UploadSettings;
 }
 
 /**
@@ -24,7 +23,7 @@ export interface DocumentRouteOptions {
  * PDF, then the selected pages or a thumbnail of the first page; `locale` (or `lang_tag`) goes to the
  * converter. Converter down, busy or timed out: 503 with Retry-After.
  */
-export function createDocumentRoutes({ documentService, maxUploadBytes }: DocumentRouteOptions): Router {
+export function createDocumentRoutes({ documentService, uploads }: DocumentRouteOptions): Router {
   const router = Router();
 
   router.get('/preview/document/:id/:version/:area/thumbnail/', async (request, response) => {
@@ -68,7 +67,7 @@ export function createDocumentRoutes({ documentService, maxUploadBytes }: Docume
       outputFormat: query.output_format,
       locale: requestedLocale(query),
     };
-    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+    await answerUpload(request, response, uploads, async (input, signal) => ({
       image: await documentService.thumbnail(input, { ...options, signal }),
     }));
   });
@@ -80,7 +79,7 @@ export function createDocumentRoutes({ documentService, maxUploadBytes }: Docume
       lastPage: query.last_page,
       locale: requestedLocale(query),
     };
-    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+    await answerUpload(request, response, uploads, async (input, signal) => ({
       pdf: (await documentService.preview(input, { ...options, signal })).data,
     }));
   });

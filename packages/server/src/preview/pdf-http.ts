@@ -6,7 +6,15 @@ import {
 } from '@collab-suite/preview-core';
 import type { Request, Response } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
+import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
+
+/** How uploads are read: the size limit and the pool their bodies are read into. */
+export interface UploadSettings {
+  /** Largest uploaded file, in bytes (413 past it). */
+  maxUploadBytes: number;
+  uploadBuffers: UploadBufferPool;
+}
 
 /** What a PDF or document route answers: a PDF, or a thumbnail image. */
 export type RouteResult = { pdf: Uint8Array } | { image: RenderedImage };
@@ -20,6 +28,7 @@ export function clientGone(response: Response): AbortSignal {
   return controller.signal;
 }
 
+/** Sends the result; a PDF is copied, since it may be the upload's own (pooled) bytes. */
 function send(response: Response, result: RouteResult, headers: Record<string, string>): void {
   response.status(200).set(headers);
   if ('pdf' in result) response.type('application/pdf').send(Buffer.from(result.pdf));
@@ -62,13 +71,33 @@ export async function answerStored(
   send(response, await run({ storedFile: ref }, clientGone(response)), headers);
 }
 
+/** Reads the upload's `fieldName` file into a pooled buffer and runs `use` with it, then frees it. */
+export async function withUpload<T>(
+  request: Request,
+  uploads: UploadSettings,
+  fieldName: string,
+  use: (data: Uint8Array) => Promise<T>,
+): Promise<T> {
+  const file = await readUploadedFile(request, {
+    fieldName,
+    maxBytes: uploads.maxUploadBytes,
+    pool: uploads.uploadBuffers,
+  });
+  try {
+    return await use(file.data);
+  } finally {
+    file.release();
+  }
+}
+
 /** Answers an upload (multipart field `file`) with `Cache-Control: no-store`. */
 export async function answerUpload(
   request: Request,
   response: Response,
-  maxUploadBytes: number,
+  uploads: UploadSettings,
   run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
 ): Promise<void> {
-  const file = await readUploadedFile(request, { fieldName: 'file', maxBytes: maxUploadBytes });
-  send(response, await run(file.data, clientGone(response)), { 'Cache-Control': 'no-store' });
+  await withUpload(request, uploads, 'file', async (data) => {
+    send(response, await run(data, clientGone(response)), { 'Cache-Control': 'no-store' });
+  });
 }

@@ -1,4 +1,4 @@
-import type { PdfPreviewService } from '@collab-suite/preview-core';
+import type { PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
 import { Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -9,20 +9,21 @@ import {
   storedPdfThumbnailQuerySchema,
   storedThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerUpload } from './pdf-http.js';
+import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
 
 /** What the PDF routes need. */
 export interface PdfRouteOptions {
   pdfService: PdfPreviewService;
-  /** Largest uploaded file, in bytes (413 past it). */
-  maxUploadBytes: number;
+  /** Its render queue refuses uploads with 503 before their bodies are read when it is full. */
+  previewService: PreviewService;
+  uploads: UploadSettings;
 }
 
 /**
  * The four PDF routes of the preview API: the selected pages of a PDF (the original bytes for the
  * whole document) and a thumbnail of its first page, for stored files (GET, ETag) and uploads (POST).
  */
-export function createPdfRoutes({ pdfService, maxUploadBytes }: PdfRouteOptions): Router {
+export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRouteOptions): Router {
   const router = Router();
 
   router.get('/preview/pdf/:id/:version/:area/thumbnail/', async (request, response) => {
@@ -50,7 +51,8 @@ export function createPdfRoutes({ pdfService, maxUploadBytes }: PdfRouteOptions)
     const { area } = parseRequestPart(storedThumbnailPathSchema.pick({ area: true }), request.params, 'path');
     const query = parseRequestPart(pdfThumbnailQuerySchema, request.query, 'query');
     const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+    previewService.assertCapacity();
+    await answerUpload(request, response, uploads, async (input, signal) => ({
       image: await pdfService.thumbnail(input, { ...options, signal }),
     }));
   });
@@ -58,7 +60,8 @@ export function createPdfRoutes({ pdfService, maxUploadBytes }: PdfRouteOptions)
   router.post('/preview/pdf/', async (request, response) => {
     const query = parseRequestPart(pdfPreviewQuerySchema, request.query, 'query');
     const range = { firstPage: query.first_page, lastPage: query.last_page };
-    await answerUpload(request, response, maxUploadBytes, async (input, signal) => ({
+    previewService.assertCapacity();
+    await answerUpload(request, response, uploads, async (input, signal) => ({
       pdf: (await pdfService.preview(input, { ...range, signal })).data,
     }));
   });

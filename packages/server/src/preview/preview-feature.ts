@@ -63,7 +63,7 @@ export async function createPreviewFeature(
   const router = Router();
   const uploadBuffers = createUploadBufferPool();
   router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers }));
-  const documents = createDocumentParts(config, service, overrides.converter);
+  const documents = createDocumentParts(config, service, { converter: overrides.converter, uploadBuffers });
   router.use(documents.router);
   router.use(createErrorHandler(detailBody));
   return {
