@@ -5,10 +5,11 @@
 //    the same file by a bare python3-uno loop. Targets: server p50 at least 10x faster than (a), at
 //    most 1.5x (b).
 // 2. PDF first-page thumbnail (256x256 jpeg) latency through the server against raw mupdf render plus
-//    sharp resize in this process. Target: at most 1.5x.
+//    sharp resize in this process. Target: at most 1.5x. Also printed: the library in process (the
+//    same pipeline without HTTP) and a server without request logging, to show where time goes.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,6 +26,8 @@ const { generateFixtures } = await import(
   pathToFileURL(path.join(previewCore, 'test/fixtures/generate.mjs')).href
 );
 const serverMain = path.join(root, 'packages/server/dist/main.js');
+const core = await import(pathToFileURL(path.join(previewCore, 'dist/index.js')).href);
+const pdfService = core.createPdfPreviewService({ previewService: core.createPreviewService({}) });
 const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
 const work = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
 const agent = new Agent({ keepAlive: true, maxSockets: 4 });
@@ -79,22 +82,36 @@ function post(url, body) {
   });
 }
 
+async function freePort() {
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
 async function startServer(env) {
   const dataDir = mkdtempSync(path.join(work, 'server-'));
+  const port = await freePort();
   const child = spawn(process.execPath, [serverMain], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DOCS_ENABLED: 'false', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DOCS_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const port = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      for (const line of buffered.split('\n'))
-        if (line.includes('server listening')) resolve(JSON.parse(line).port);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
-  });
   child.stdout.resume();
+  for (let tries = 0; ; tries += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening`);
+    const live = await fetch(`http://127.0.0.1:${port}/health/live/`).catch(() => undefined);
+    if (live?.status === 200) break;
+    if (tries > 600) throw new Error('the server never listened');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -220,6 +237,25 @@ async function rawThumbnail(pdf) {
     .toBuffer();
 }
 
+/** First-page thumbnails through the server and raw, in alternating rounds. */
+async function measureThumbnails(serverUrl, pdf) {
+  const pdfBody = multipartBody(pdf, 'text.pdf');
+  const thumbnailUrl = `${serverUrl}/preview/pdf/256x256/thumbnail/`;
+  const library = () => pdfService.thumbnail(pdf, { area: '256x256' });
+  await timed(20, () => post(thumbnailUrl, pdfBody));
+  await timed(20, () => rawThumbnail(pdf));
+  await timed(20, library);
+  const server = [];
+  const raw = [];
+  const inProcess = [];
+  for (let round = 0; round < 8; round += 1) {
+    raw.push(...(await timed(25, () => rawThumbnail(pdf))));
+    server.push(...(await timed(25, () => post(thumbnailUrl, pdfBody))));
+    inProcess.push(...(await timed(25, library)));
+  }
+  return { server, raw, inProcess };
+}
+
 const fixtures = await generateFixtures();
 const docxPath = fixtures['text.docx'];
 const docx = readFileSync(docxPath);
@@ -242,17 +278,11 @@ try {
   }
   raw.stop();
 
-  const pdfBody = multipartBody(pdf, 'text.pdf');
-  const thumbnailUrl = `${server.url}/preview/pdf/256x256/thumbnail/`;
-  await timed(20, () => post(thumbnailUrl, pdfBody));
-  await timed(20, () => rawThumbnail(pdf));
-  const thumbnailServer = [];
-  const thumbnailRaw = [];
-  for (let round = 0; round < 8; round += 1) {
-    thumbnailRaw.push(...(await timed(25, () => rawThumbnail(pdf))));
-    thumbnailServer.push(...(await timed(25, () => post(thumbnailUrl, pdfBody))));
-  }
+  const thumbnails = await measureThumbnails(server.url, pdf);
   await server.stop();
+  const quietServer = await startServer({ DOCUMENT_CONVERTER: 'none', LOG_LEVEL: 'warn' });
+  const quietThumbnails = await measureThumbnails(quietServer.url, pdf);
+  await quietServer.stop();
   const cold = await coldSoffice(docxPath, 8);
 
   const serverP50 = percentile(viaServer, 0.5);
@@ -265,11 +295,17 @@ try {
   console.log(
     `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
   );
-  console.log(`\nPDF thumbnail 256x256 jpeg through the server: ${describe(thumbnailServer)}`);
-  console.log(`raw mupdf render + sharp resize in process:    ${describe(thumbnailRaw)}`);
-  console.log(
-    `server / raw at p50: ${(percentile(thumbnailServer, 0.5) / percentile(thumbnailRaw, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(thumbnailServer, 0.95) / percentile(thumbnailRaw, 0.95)).toFixed(2)}`,
-  );
+  for (const [label, result] of [
+    ['default logging', thumbnails],
+    ['LOG_LEVEL=warn, no request log lines', quietThumbnails],
+  ]) {
+    console.log(`\nPDF thumbnail 256x256 jpeg through the server (${label}): ${describe(result.server)}`);
+    console.log(`raw mupdf render + sharp resize in process, same rounds: ${describe(result.raw)}`);
+    console.log(`createPdfPreviewService().thumbnail in process (no HTTP): ${describe(result.inProcess)}`);
+    const p50 = percentile(result.server, 0.5) / percentile(result.raw, 0.5);
+    const p95 = percentile(result.server, 0.95) / percentile(result.raw, 0.95);
+    console.log(`server / raw at p50: ${p50.toFixed(2)} (target <= 1.5); at p95: ${p95.toFixed(2)}`);
+  }
 } finally {
   raw.stop();
   await server.stop();
