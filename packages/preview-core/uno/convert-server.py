@@ -15,14 +15,17 @@ Protocol: one JSON object per line on stdin, one JSON object per line on stdout.
                           {"id": 1, "ok": false, "kind": "load" | "export" | "bridge" | "request",
                            "error": "..."}
 A "bridge" failure means soffice went away; the helper exits with status 3 right after answering.
-With `--soffice-group <pgid>` the helper kills that process group when its stdin closes, so soffice
-never outlives the Node process that started both. Diagnostics go to stderr only.
+With `--soffice-group <pgid>` the helper kills that process group when its stdin closes, when it is
+asked to stop (SIGTERM, SIGINT, SIGHUP) and when its parent goes away (checked every half second, even
+while a conversion hangs), so soffice never outlives the Node process that started both.
+Diagnostics go to stderr only.
 """
 
 import json
 import os
 import signal
 import sys
+import threading
 import time
 
 
@@ -168,8 +171,31 @@ def serve(converter):
         emit(answer)
 
 
+def guard_soffice(group):
+    """Kills the soffice group and exits on a stop signal or when the parent (Node) is gone."""
+    if not group:
+        return
+    parent = os.getppid()
+
+    def stop(*_):
+        stop_group(group)
+        os._exit(4)
+
+    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+        signal.signal(getattr(signal, name), stop)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                stop()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def main():
     arguments = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    guard_soffice(arguments.get("--soffice-group"))
     connection = arguments.get("--connect")
     if not connection:
         emit({"type": "fatal", "error": "usage: convert-server.py --connect <uno connection> [--timeout s] [--soffice-group pgid]"})

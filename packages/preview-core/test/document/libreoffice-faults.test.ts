@@ -1,9 +1,19 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
 } from '../../src/document/libreoffice/libreoffice-converter.js';
-import type { LibreOfficeOptionsInput } from '../../src/document/libreoffice/libreoffice-options.js';
+import {
+  type LibreOfficeOptionsInput,
+  libreOfficeOptionsSchema,
+} from '../../src/document/libreoffice/libreoffice-options.js';
+import { SofficeProcess } from '../../src/document/libreoffice/soffice-process.js';
+import { helperScriptPath } from '../../src/document/libreoffice/uno-helper.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { sampleDocument } from '../../src/testing/sample-documents.js';
 
@@ -148,5 +158,50 @@ describe('LibreOffice pool without LibreOffice', () => {
     const converter = await startPool({ pythonPath: '/nonexistent/python3', startRetryDelayMs: 60_000 });
     expect(converter.status().available).toBe(false);
     expect(converter.status().reason).toContain('/nonexistent/python3');
+  });
+});
+
+describe('soffice never outlives the process that drives it', () => {
+  it('is killed by its UNO helper when the helper loses its parent, even during a hung conversion', async () => {
+    const profile = mkdtempSync(join(tmpdir(), 'orphan-test-'));
+    const soffice = new SofficeProcess('soffice', profile);
+    const group = soffice.pid;
+    if (!group) throw new Error('soffice did not start');
+    // The helper's parent is a shell this test can kill; its stdin stays open (no EOF), so only the
+    // helper's parent watch can notice that the parent is gone.
+    const { pythonPath } = libreOfficeOptionsSchema.parse({});
+    const shell = spawn(
+      'sh',
+      [
+        '-c',
+        '"$0" "$1" --connect "$2" --timeout 60 --soffice-group "$3" & wait',
+        pythonPath,
+        helperScriptPath(),
+        soffice.connection,
+        String(group),
+      ],
+      { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, PYENV_VERSION: 'system' } },
+    );
+    const lines = createInterface({ input: shell.stdout });
+    await new Promise<void>((resolve) => lines.on('line', (line) => line.includes('ready') && resolve()));
+    process.kill(-group, 'SIGSTOP');
+    const data = await sampleDocument('text.docx');
+    const input = join(profile, 'in.docx');
+    writeFileSync(input, data);
+    const request = {
+      id: 1,
+      op: 'convert',
+      input,
+      output: join(profile, 'out.pdf'),
+      inputFilter: 'MS Word 2007 XML',
+      exportFilter: 'writer_pdf_Export',
+      locale: 'en-US',
+    };
+    shell.stdin.write(`${JSON.stringify(request)}\n`);
+    shell.kill('SIGKILL');
+    const exit = await soffice.exited;
+    expect(exit.signal).toBe('SIGKILL');
+    shell.stdin.destroy();
+    rmSync(profile, { recursive: true, force: true });
   });
 });

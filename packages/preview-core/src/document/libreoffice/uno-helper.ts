@@ -55,7 +55,10 @@ export class UnoHelper {
       '--soffice-group',
       String(sofficeGroup),
     ];
+    // Its own process group too: a signal to Node's group must not take the helper down before it has
+    // stopped soffice (it watches Node and kills soffice's group when Node is gone).
     this.child = spawn(pythonPath, args, {
+      detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, PYENV_VERSION: 'system' },
     });
