@@ -35,10 +35,19 @@ export function readToken(headers: { authorization?: string; cookie?: string }):
   for (const part of (headers.cookie ?? '').split(';')) {
     const separator = part.indexOf('=');
     if (separator > 0 && part.slice(0, separator).trim() === authCookieName) {
-      return decodeURIComponent(part.slice(separator + 1).trim());
+      return decodeCookieValue(part.slice(separator + 1).trim());
     }
   }
   return undefined;
+}
+
+/** A percent-encoded cookie value; a malformed escape leaves it as sent, so it fails verification (401). */
+function decodeCookieValue(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 function toPrincipal(payload: JWTPayload): Principal {

@@ -302,6 +302,13 @@ describe('bad input to the chat API', () => {
     });
   });
 
+  it('answers a ZM_AUTH_TOKEN cookie that is not percent-encoded text with 401', async () => {
+    for (const cookie of ['ZM_AUTH_TOKEN=%', 'ZM_AUTH_TOKEN=%E0%A4%A']) {
+      const response = await server.as(a)('GET', '/rooms', { anonymous: true, headers: { cookie } });
+      expect(response).toMatchObject({ status: 401, body: { code: 'unauthenticated' } });
+    }
+  });
+
   it('keeps serving after all of that', async () => {
     const response = await server.as(a)('GET', `/rooms/${roomId}`);
     expect(response.status).toBe(200);
