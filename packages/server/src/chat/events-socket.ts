@@ -34,12 +34,25 @@ export interface EventsSocket {
 /** Largest client message: clients only send pings. */
 const maxClientMessageBytes = 4096;
 
-function refuse(socket: Duplex, status: 401 | 500, reason: string): void {
-  const body = JSON.stringify({ code: status === 401 ? 'unauthenticated' : 'internal', message: reason });
+const refusals = {
+  401: { code: 'unauthenticated', reason: 'Unauthorized' },
+  404: { code: 'not_found', reason: 'Not Found' },
+  500: { code: 'internal', reason: 'Internal Server Error' },
+} as const;
+
+function refuse(socket: Duplex, status: keyof typeof refusals, message: string): void {
+  const { code, reason } = refusals[status];
+  const body = JSON.stringify({ code, message });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Internal Server Error'}\r\nContent-Type: application/json\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The path of a request target; undefined when it is not a URL (e.g. `http://[`). */
+function pathOf(target: string | undefined): string | undefined {
+  const base = 'http://localhost';
+  return URL.canParse(target ?? '/', base) ? new URL(target ?? '/', base).pathname : undefined;
 }
 
 /**
@@ -120,8 +133,16 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   return {
     attach(server) {
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-        const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
-        if (pathname !== path) return;
+        // Node hands over upgraded sockets without an 'error' listener: a peer resetting the
+        // connection while we check its token would otherwise crash the process.
+        socket.on('error', (error) => options.logger.debug({ err: error }, 'upgrade connection failed'));
+        const pathname = pathOf(request.url);
+        if (pathname !== path) {
+          // Nobody else accepts upgrades here: answer rather than leave the socket open forever.
+          if (server.listenerCount('upgrade') === 1)
+            refuse(socket, 404, `no WebSocket endpoint at ${pathname ?? 'this address'}`);
+          return;
+        }
         upgrade(request, socket, head).catch((error: unknown) => {
           options.logger.error({ err: error }, 'WebSocket upgrade failed');
           refuse(socket, 500, 'internal server error');

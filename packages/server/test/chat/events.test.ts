@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import {
@@ -10,6 +11,27 @@ import {
 
 const isUuid = (value: unknown) =>
   typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
+
+const upgradeHeaders =
+  'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n' +
+  'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
+/** Sends a raw upgrade request and resolves with the status line answered (empty when none came). */
+function rawUpgrade(baseUrl: string, target: string, extraHeaders = ''): Promise<string> {
+  const { port } = new URL(baseUrl);
+  return new Promise((resolve) => {
+    let answer = '';
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      socket.write(`GET ${target} HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}${extraHeaders}\r\n`);
+    });
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+    setTimeout(() => socket.destroy(), 2000);
+  });
+}
 
 /** Sends a ping and waits for its pong: every event sent to this socket before it has arrived. */
 async function settle(client: EventsClient): Promise<void> {
@@ -184,6 +206,37 @@ describe('WebSocket /events', () => {
     expect(await closed).toBe(1009);
     const healthy = await connect(a);
     await settle(healthy);
+  });
+
+  it('survives peers that reset the connection while their upgrade is checked', async () => {
+    const { port } = new URL(server.url);
+    await Promise.all(
+      Array.from(
+        { length: 100 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = net.connect(Number(port), '127.0.0.1', () => {
+              socket.write(
+                `GET /events HTTP/1.1\r\nHost: x\r\n${upgradeHeaders}Authorization: Bearer a.b.c\r\n\r\n`,
+              );
+              socket.resetAndDestroy();
+            });
+            socket.on('error', () => {});
+            socket.on('close', () => resolve());
+          }),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await settle(await connect(users('a').a));
+  });
+
+  it('answers upgrades to other paths with 404, a target that is not a URL too, and a malformed cookie with 401', async () => {
+    expect(await rawUpgrade(server.url, '/nowhere')).toBe('HTTP/1.1 404 Not Found');
+    expect(await rawUpgrade(server.url, 'http://[')).toBe('HTTP/1.1 404 Not Found');
+    expect(await rawUpgrade(server.url, '/events', 'Cookie: ZM_AUTH_TOKEN=%E0%A4%A\r\n')).toBe(
+      'HTTP/1.1 401 Unauthorized',
+    );
+    await settle(await connect(users('a').a));
   });
 
   it('stops delivering to a closed socket', async () => {
