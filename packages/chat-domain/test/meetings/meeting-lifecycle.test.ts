@@ -144,6 +144,31 @@ describe('meeting lifecycle', () => {
     expect((await meetings.listMeetings(alice)).map((meeting) => meeting.id)).toEqual([permanent.id]);
   });
 
+  it('sweeps more expired meetings than expiredBatch in several batches, skipping an active one', async () => {
+    const { meetings, chat, alice, bob, clock, join } = await meetingSetup({ expiredBatch: 2 });
+    const scheduled = [];
+    for (const name of ['One', 'Two', 'Three', 'Four']) {
+      const room = await chat.createRoom(alice, {
+        type: 'group',
+        name,
+        membersIds: [bob.userId, randomUUID()],
+      });
+      scheduled.push(
+        await meetings.createMeeting(alice, {
+          roomId: room.id,
+          meetingType: 'scheduled',
+          expiration: '2024-06-01T08:30:00Z',
+        }),
+      );
+    }
+    const busy = scheduled[3]?.id ?? '';
+    await meetings.startMeeting(alice, busy);
+    await join(bob, busy);
+    clock.advance(3_600_000);
+    expect(await meetings.removeExpiredMeetings()).toBe(3);
+    expect((await meetings.listMeetings(alice)).map((meeting) => meeting.id)).toEqual([busy]);
+  });
+
   it('stops meetings left active by a previous run', async () => {
     const { meetings, alice, bob, startedMeeting, join } = await meetingSetup();
     const meeting = await startedMeeting();

@@ -11,7 +11,7 @@ import {
 } from '@collab-suite/chat-domain';
 
 /** A chat and meeting service on memory ports, with every delivery recorded. */
-export async function meetingSetup(options: { maxParticipants?: number } = {}) {
+export async function meetingSetup(options: { maxParticipants?: number; expiredBatch?: number } = {}) {
   const store = createMemoryChatStore();
   const events = createMemoryEventBus();
   const clock = createManualClock(new Date('2024-06-01T08:00:00.000Z'));
@@ -23,7 +23,7 @@ export async function meetingSetup(options: { maxParticipants?: number } = {}) {
     clock,
     media,
     onBackgroundError: (_error, context) => backgroundErrors.push(context),
-    limits: { maxParticipants: options.maxParticipants ?? 100 },
+    limits: { maxParticipants: options.maxParticipants ?? 100, expiredBatch: options.expiredBatch ?? 100 },
   });
   const chat = createChatService({ store, events, clock, roomObserver: meetings.roomObserver });
   const actors = {
