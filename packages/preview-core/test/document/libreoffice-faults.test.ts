@@ -154,6 +154,27 @@ describe('LibreOffice pool without LibreOffice', () => {
     expect(error.details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
+  it('gives up on an soffice that never accepts UNO connections after startTimeoutMs', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'silent-soffice-'));
+    const silent = join(folder, 'soffice');
+    writeFileSync(silent, '#!/bin/sh\nexec sleep 60\n', { mode: 0o755 });
+    try {
+      const converter = await startPool({
+        sofficePath: silent,
+        startTimeoutMs: 300,
+        startRetryDelayMs: 60_000,
+      });
+      expect(converter.status()).toMatchObject({ available: false, pool: [{ state: 'failed' }] });
+      expect(converter.status().reason).toContain('did not accept UNO connections within 300 ms');
+      const error = await converter
+        .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
+        .catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'CONVERTER_UNAVAILABLE' });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('reports a python without the UNO bridge as the reason', async () => {
     const converter = await startPool({ pythonPath: '/nonexistent/python3', startRetryDelayMs: 60_000 });
     expect(converter.status().available).toBe(false);
