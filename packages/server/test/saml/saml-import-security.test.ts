@@ -297,3 +297,30 @@ describe('POST /saml/{domain}?url=: allowed addresses, size, allowUnsecure', () 
     expect((await importUrl('after.example', `${https.origin}/metadata`, false)).status).toBe(400);
   });
 });
+
+describe('SAML_FETCH_TIMEOUT_MS', () => {
+  it('refuses a document that takes longer than the configured time with fetch_timeout (400)', async () => {
+    const slow = await startFixtureServer({
+      '/slow': { body: metadata, delayMs: 2_000 },
+      '/metadata': { body: metadata },
+    });
+    const hurried = await startSamlServer({
+      env: { SAML_FETCH_ALLOWED_ADDRESSES: '127.0.0.1', SAML_FETCH_TIMEOUT_MS: '200' },
+    });
+    try {
+      const importUrl = (path: string) =>
+        hurried.call(
+          'POST',
+          `/saml/slow.example?allowUnsecure=true&url=${encodeURIComponent(`${slow.origin}${path}`)}`,
+        );
+      const refused = await importUrl('/slow');
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ code: 'fetch_timeout', error: expect.stringContaining('200 ms') });
+      expect((await hurried.call('GET', '/saml/slow.example?raw=true')).body).toEqual({});
+      expect((await importUrl('/metadata')).status).toBe(200);
+    } finally {
+      await hurried.stop();
+      await slow.close();
+    }
+  });
+});

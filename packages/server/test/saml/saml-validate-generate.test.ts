@@ -213,3 +213,24 @@ describe('round trip and SP metadata', () => {
     expect(unsigned.headers.get('x-saml-warnings')).toBe('metadata_not_signed');
   });
 });
+
+describe('SAML_CERT_EXPIRY_WARNING_DAYS', () => {
+  it('warns about an IdP certificate expiring within the configured days only', async () => {
+    const yearLong = await testCertificate('idp.example.org');
+    const cautious = await startSamlServer({ env: { SAML_CERT_EXPIRY_WARNING_DAYS: '400' } });
+    try {
+      for (const client of [api, cautious]) {
+        await client.call('POST', '/saml/horizon.example', {
+          json: { ...(await idpProperties()), 'idp.x509cert': yearLong.certificatePem },
+        });
+      }
+      const relaxed = await api.call('GET', '/saml-validate/horizon.example');
+      expect(relaxed.headers.get('x-saml-warnings')).toBe('no_signature_required');
+      const warned = await cautious.call('GET', '/saml-validate/horizon.example');
+      expect(warned.status).toBe(200);
+      expect(warned.headers.get('x-saml-warnings')).toBe('no_signature_required, idp_cert_expiring_soon');
+    } finally {
+      await cautious.stop();
+    }
+  });
+});
