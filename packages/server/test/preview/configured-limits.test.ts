@@ -51,7 +51,18 @@ describe('image and PDF limits set through the environment', () => {
 
 interface ConverterDetails {
   conversions: number;
+  restarts: number;
+  pool: { state: string }[];
   cache: { entries: number; bytes: number };
+}
+
+async function converterDetails(server: TestServer): Promise<ConverterDetails> {
+  const health = (await (await fetch(`${server.url}/health/`)).json()) as {
+    dependencies: { name: string; details: ConverterDetails }[];
+  };
+  const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
+  if (!converter) throw new Error('no document-converter in /health/');
+  return converter.details;
 }
 
 describe('DOCUMENT_CACHE_MAX_BYTES=0 turns the converted-PDF cache off', () => {
@@ -66,18 +77,47 @@ describe('DOCUMENT_CACHE_MAX_BYTES=0 turns the converted-PDF cache off', () => {
   });
   afterAll(() => server.stop());
 
-  async function converterDetails(): Promise<ConverterDetails> {
-    const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-      dependencies: { name: string; details: ConverterDetails }[];
-    };
-    const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
-    if (!converter) throw new Error('no document-converter in /health/');
-    return converter.details;
-  }
-
   it('converts a stored document again for every request and keeps nothing', async () => {
     const url = `${server.url}/preview/document/${ref.id}/${ref.version}/?service_type=files&first_page=1&last_page=1`;
     for (let request = 0; request < 2; request += 1) expect((await fetch(url)).status).toBe(200);
-    expect(await converterDetails()).toMatchObject({ conversions: 2, cache: { entries: 0 } });
+    expect(await converterDetails(server)).toMatchObject({ conversions: 2, cache: { entries: 0 } });
+  });
+});
+
+/** Waits until every instance is idle after `restarts` restarts (LibreOffice starts in the background). */
+async function untilIdle(server: TestServer, restarts: number): Promise<void> {
+  for (let tries = 0; tries < 600; tries += 1) {
+    const details = await converterDetails(server);
+    if (details.restarts === restarts && details.pool.every((instance) => instance.state === 'idle')) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the LibreOffice pool did not become idle after ${restarts} restarts`);
+}
+
+describe('LIBREOFFICE_MAX_QUEUED and LIBREOFFICE_RESTART_AFTER', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        DOCUMENT_CONVERTER: 'libreoffice',
+        LIBREOFFICE_INSTANCES: '1',
+        LIBREOFFICE_MAX_QUEUED: '0',
+        LIBREOFFICE_RESTART_AFTER: '1',
+      },
+    });
+  });
+  afterAll(() => server.stop());
+
+  it('answers 503 with Retry-After past a queue of 0, and restarts the instance after each conversion', async () => {
+    const docx = await sampleDocument('text.docx');
+    await untilIdle(server, 0);
+    const responses = await Promise.all([1, 2].map(() => upload(`${server.url}/preview/document/`, docx)));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 503]);
+    const refused = responses.find((response) => response.status === 503);
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await untilIdle(server, 1);
+    expect(await converterDetails(server)).toMatchObject({ restarts: 1, conversions: 1 });
+    expect((await upload(`${server.url}/preview/document/`, docx)).status).toBe(200);
   });
 });
