@@ -14,6 +14,7 @@ import {
 } from '../../src/document/libreoffice/libreoffice-options.js';
 import { SofficeProcess } from '../../src/document/libreoffice/soffice-process.js';
 import { helperScriptPath } from '../../src/document/libreoffice/uno-helper.js';
+import type { PreviewError } from '../../src/errors.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { sampleDocument } from '../../src/testing/sample-documents.js';
 
@@ -69,9 +70,9 @@ describe('LibreOffice pool faults', () => {
     process.kill(-frozenGroup, 'SIGSTOP');
     const error = await converter
       .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
-      .catch((e) => e);
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'CONVERSION_TIMEOUT', details: { timeoutMs: 1_500 } });
-    expect(error.message).toContain('took longer than 1.5 s');
+    expect((error as Error).message).toContain('took longer than 1.5 s');
     const pdf = await converter.convert({ data: await sampleDocument('text.odt'), type: 'odt' });
     expect(await pdfPageTexts(pdf)).toHaveLength(3);
     expect(converter.status().restarts).toBe(1);
@@ -82,7 +83,7 @@ describe('LibreOffice pool faults', () => {
     const converter = await startPool({ conversionTimeoutMs: 150 });
     const error = await converter
       .convert({ data: await sampleDocument('long.docx'), type: 'docx' })
-      .catch((e) => e);
+      .catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'CONVERSION_TIMEOUT' });
     expect(converter.status().restarts).toBe(1);
   });
@@ -148,10 +149,12 @@ describe('LibreOffice pool without LibreOffice', () => {
     expect(status.pool[0]?.state).toBe('failed');
     const error = await converter
       .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
-      .catch((e) => e);
-    expect(error).toMatchObject({ code: 'CONVERTER_UNAVAILABLE' });
-    expect(error.message).toContain('document previews are offline');
-    expect(error.details.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'CONVERTER_UNAVAILABLE',
+      message: expect.stringContaining('document previews are offline'),
+    });
+    expect((error as PreviewError).details?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 
   it('gives up on an soffice that never accepts UNO connections after startTimeoutMs', async () => {
