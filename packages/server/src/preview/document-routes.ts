@@ -9,6 +9,7 @@ import {
   storedDocumentPreviewQuerySchema,
   storedDocumentThumbnailQuerySchema,
   storedThumbnailPathSchema,
+  uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
 
@@ -58,7 +59,7 @@ export function createDocumentRoutes({ documentService, uploads }: DocumentRoute
   });
 
   router.post('/preview/document/:area/thumbnail/', async (request, response) => {
-    const { area } = parseRequestPart(storedThumbnailPathSchema.pick({ area: true }), request.params, 'path');
+    const { area } = parseRequestPart(uploadThumbnailPathSchema, request.params, 'path');
     const query = parseRequestPart(documentThumbnailQuerySchema, request.query, 'query');
     const options = {
       area,

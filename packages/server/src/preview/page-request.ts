@@ -32,6 +32,11 @@ const thumbnail = {
 export const storedDocumentPathSchema = storedFilePathSchema.pick({ id: true, version: true });
 /** Path of stored-file PDF and document thumbnails. */
 export { storedFilePathSchema as storedThumbnailPathSchema } from './image-request.js';
+/**
+ * Path of PDF and document thumbnails of uploads. Built once here: a schema derived inside a handler
+ * is compiled again by zod on every request.
+ */
+export const uploadThumbnailPathSchema = storedFilePathSchema.pick({ area: true });
 
 /** Query of POST /preview/pdf/. */
 export const pdfPreviewQuerySchema = z.object(pages);

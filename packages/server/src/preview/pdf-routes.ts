@@ -8,6 +8,7 @@ import {
   storedPdfPreviewQuerySchema,
   storedPdfThumbnailQuerySchema,
   storedThumbnailPathSchema,
+  uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
 
@@ -48,7 +49,7 @@ export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRout
   });
 
   router.post('/preview/pdf/:area/thumbnail/', async (request, response) => {
-    const { area } = parseRequestPart(storedThumbnailPathSchema.pick({ area: true }), request.params, 'path');
+    const { area } = parseRequestPart(uploadThumbnailPathSchema, request.params, 'path');
     const query = parseRequestPart(pdfThumbnailQuerySchema, request.query, 'query');
     const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
     previewService.assertCapacity();
