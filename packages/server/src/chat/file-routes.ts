@@ -1,6 +1,7 @@
 import { pipeline } from 'node:stream/promises';
-import type { ChatService, StoredBlob } from '@collab-suite/chat-domain';
+import { ChatError, type ChatService, type StoredBlob } from '@collab-suite/chat-domain';
 import express, { type Request, type Response, Router } from 'express';
+import { HttpError } from '../http/http-error.js';
 import { actorOf } from './actor.js';
 import { declaredLength, decodeHeaderText, headerText, inlineDisposition } from './headers.js';
 
@@ -13,12 +14,18 @@ function textHeader(request: Request, name: string): string | undefined {
   return value === undefined ? undefined : decodeHeaderText(value);
 }
 
-/** Runs an upload; a refused upload closes the connection so the unread body is not drained. */
+/**
+ * Runs an upload; a refused upload closes the connection so the unread body is not drained. A body
+ * the client stopped sending is the client's doing (400), not an internal error.
+ */
 async function upload(request: Request, response: Response, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
     if (!request.complete) response.setHeader('Connection', 'close');
+    if (!(error instanceof ChatError) && !request.complete && request.destroyed) {
+      throw new HttpError(400, 'the upload was cut off before the end of its body');
+    }
     throw error;
   }
 }
@@ -36,7 +43,13 @@ async function sendBlob(
   response.setHeader('X-Content-Type-Options', 'nosniff');
   response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
   response.setHeader('Cache-Control', 'private, no-cache');
-  await pipeline(blob.content, response);
+  try {
+    await pipeline(blob.content, response);
+  } catch (error) {
+    // The client went away mid-download: there is no one to answer and nothing went wrong here.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    throw error;
+  }
 }
 
 /** Room picture, attachment and forward routes. Auth runs before them. */
