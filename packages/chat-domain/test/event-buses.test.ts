@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createMemoryEventBus, openRedisEventBus } from '@collab-suite/chat-domain';
 import { describeEventBusConformance, waitUntil } from '@collab-suite/chat-domain/testing';
 import { describe, expect, it } from 'vitest';
+import { startPrivateRedis } from './private-redis.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const channelPrefix = `collab-test-chat-${randomUUID()}:`;
@@ -40,6 +41,20 @@ describe('redis event bus', () => {
     } finally {
       await publisher.close();
       await subscriber.close();
+    }
+  });
+
+  it('unsubscribes without failing while Redis is down, and reports the failure to onError', async () => {
+    const redis = await startPrivateRedis();
+    const reported: unknown[] = [];
+    const bus = await openRedisEventBus({ url: redis.url, onError: (error) => reported.push(error) });
+    try {
+      const subscription = await bus.subscribe(randomUUID(), () => {});
+      await redis.stop();
+      await expect(subscription.unsubscribe()).resolves.toBeUndefined();
+      expect(reported.some((error) => /max retries per request/i.test(String(error)))).toBe(true);
+    } finally {
+      await bus.close();
     }
   });
 });

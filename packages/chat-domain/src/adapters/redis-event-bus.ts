@@ -10,7 +10,7 @@ export interface RedisEventBusOptions {
   url: string;
   /** Prefix of the per-user channels, so several deployments can share one Redis. @default 'collab-suite:chat:' */
   channelPrefix?: string;
-  /** Called when a listener throws or a message cannot be read. @default ignores the error */
+  /** Called when a listener throws, a message cannot be read or Redis refuses an unsubscribe. @default ignores the error */
   onError?: (error: unknown) => void;
   /** Extra ioredis options (timeouts, TLS...). */
   redisOptions?: RedisOptions;
@@ -83,7 +83,9 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
           active = false;
           if (registry.remove(userId, listener)) {
             subscribed.delete(userId);
-            if (!closed) await subscriber.unsubscribe(channelOf(userId));
+            // The listener is gone already, so nothing more reaches it; Redis being down only leaves
+            // a channel subscribed, which is reported but is no failure of the caller's.
+            if (!closed) await subscriber.unsubscribe(channelOf(userId)).catch(onError);
           }
         },
       };

@@ -83,7 +83,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       }
     });
     socket.on('close', () => {
-      void subscription?.unsubscribe();
+      subscription
+        ?.unsubscribe()
+        .catch((error: unknown) => options.logger.warn({ err: error }, 'could not unsubscribe a closed session'));
       queues.delete(queueId);
       options.onSessionClosed?.(userId, queueId);
     });

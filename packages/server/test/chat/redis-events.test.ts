@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { startPrivateRedis } from '../support/private-redis.js';
 import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -43,7 +45,33 @@ describe('chat events across two server instances on one Redis', () => {
 
   it('reports the Redis bus in /health/', async () => {
     const response = await fetch(`${first.url}/health/`);
-    const health = JSON.stringify(await response.json());
-    expect(health).toContain('redis');
+    const health = (await response.json()) as { dependencies: { name: string; details?: unknown }[] };
+    expect(health.dependencies.find((dependency) => dependency.name === 'chat-events')).toMatchObject({
+      details: { bus: 'redis' },
+    });
+  });
+});
+
+describe('chat events while Redis is down', () => {
+  it('a socket closing or opening during the outage neither crashes the server nor hangs', async () => {
+    const redis = await startPrivateRedis();
+    const server = await startChatServer('sqlite', { env: { CHAT_REDIS_URL: redis.url } });
+    try {
+      const { a } = users('a');
+      const before = await server.events(a);
+      await redis.stop();
+      await before.close();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const during = new WebSocket(`${server.url.replace('http', 'ws')}/events`, {
+        headers: { authorization: `Bearer ${await server.token(a)}` },
+      });
+      during.on('error', () => {});
+      const closeCode = await new Promise<number>((resolve) => during.once('close', (code) => resolve(code)));
+      expect(closeCode).toBe(1011);
+      expect((await server.as(a)('GET', '/rooms')).status).toBe(200);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
   });
 });

@@ -1,0 +1,47 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+/** A redis-server of the test's own on a free loopback port, so a test can stop Redis under a client. */
+export interface PrivateRedis {
+  url: string;
+  /** Kills the server (SIGKILL) and resolves once it is gone. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (typeof address !== 'object' || address === null) throw new Error('no free port');
+  return address.port;
+}
+
+/** Starts `redis-server` (no persistence) and waits until it accepts connections. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) resolve();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)),
+    );
+  });
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
