@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { loadOrCreateLocalSecret } from './auth/auth-secret.js';
 import { type Authenticator, createAuthenticator } from './auth/authenticator.js';
 import { createChatFeature } from './chat/chat-feature.js';
@@ -11,6 +9,7 @@ import type { FeatureContext, ServerFeature } from './feature.js';
 import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
+import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
 import { createDocsRouter } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -69,29 +68,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(
-    pinoHttp({
-      logger,
-      // Request lines carry no headers: tokens and cookies must never reach a log, whatever logger
-      // the host passes in.
-      serializers: {
-        req: (request: { id: unknown; method: string; url: string }) => ({
-          id: request.id,
-          method: request.method,
-          url: request.url,
-        }),
-        res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-      },
-      genReqId: (request, response) => {
-        const incoming = request.headers['x-request-id'];
-        const id = typeof incoming === 'string' && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-        response.setHeader('X-Request-Id', id);
-        return id;
-      },
-      customLogLevel: (_request, response, error) =>
-        error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'info' : 'debug',
-    }),
-  );
+  useRequestLogging(app, logger);
   app.use(createHealthRouter(features.flatMap((feature) => feature.health ?? [])));
   const document = buildOpenApiDocument(
     serverVersion,

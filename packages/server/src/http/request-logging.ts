@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import type { Express as ExpressApp, Request, RequestHandler, Response } from 'express';
+import type { Level, Logger } from 'pino';
+
+declare global {
+  namespace Express {
+    interface Request {
+      /** Set by {@link useRequestLogging}: the request id, also sent back as `X-Request-Id`. */
+      id?: string;
+      /**
+       * Set by {@link useRequestLogging}: a logger whose lines carry `req: { id, method, url }`. It is
+       * made on first use, so requests that log nothing do not pay for it.
+       */
+      log?: Logger;
+    }
+  }
+}
+
+/** A caller's `X-Request-Id` is kept when it is a short token; anything else gets a fresh UUID. */
+const callerRequestId = /^[\w.-]{1,128}$/;
+
+function requestIdOf(request: Request): string {
+  const incoming = request.headers['x-request-id'];
+  return typeof incoming === 'string' && callerRequestId.test(incoming) ? incoming : randomUUID();
+}
+
+/** The request as log lines show it. Never headers: tokens and cookies must not reach a log. */
+function requestBinding(request: Request) {
+  return { id: request.id, method: request.method, url: request.originalUrl ?? request.url };
+}
+
+/** Server errors log at error, refused requests at info, the rest at debug. */
+function levelOf(statusCode: number): Level {
+  return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'info' : 'debug';
+}
+
+function logCompletion(logger: Logger, request: Request, response: Response, startedAt: number): void {
+  const { statusCode } = response;
+  const level = levelOf(statusCode);
+  if (!logger.isLevelEnabled(level)) return;
+  const fields = { res: { statusCode }, responseTime: Date.now() - startedAt };
+  const log = request.log ?? logger;
+  if (statusCode >= 500) {
+    log[level]({ ...fields, err: new Error(`failed with status code ${statusCode}`) }, 'request errored');
+    return;
+  }
+  const completed = !request.readableAborted && response.writableEnded;
+  log[level](fields, completed ? 'request completed' : 'request aborted');
+}
+
+/**
+ * Gives every request of `app` an id (the caller's `X-Request-Id` when it is a token of at most 128
+ * word characters, dots and dashes, else a UUID) sent back as `X-Request-Id`, a lazily made
+ * `request.log`, and one line when the response is done: server errors at error, 4xx at info,
+ * the rest at debug. A line below the logger's level costs a level check, nothing more.
+ */
+export function useRequestLogging(app: ExpressApp, logger: Logger): void {
+  // On the app's request prototype, so the child logger is only made for requests that log.
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    get(this: Request) {
+      const log = logger.child({ req: requestBinding(this) });
+      Object.defineProperty(this, 'log', { value: log, writable: true, configurable: true });
+      return log;
+    },
+    set(this: Request, value: Logger | undefined) {
+      Object.defineProperty(this, 'log', { value, writable: true, configurable: true });
+    },
+  });
+  const middleware: RequestHandler = (request, response, next) => {
+    const id = requestIdOf(request);
+    request.id = id;
+    response.setHeader('X-Request-Id', id);
+    const startedAt = Date.now();
+    response.once('close', () => logCompletion(logger, request, response, startedAt));
+    next();
+  };
+  app.use(middleware);
+}
