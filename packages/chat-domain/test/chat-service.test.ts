@@ -239,6 +239,29 @@ describe('chat service', () => {
     });
   });
 
+  it('pages attachments by defaultAttachmentsPage and refuses an itemsNumber past maxAttachmentsPage', async () => {
+    const service = createChatService({ limits: { defaultAttachmentsPage: 2, maxAttachmentsPage: 3 } });
+    const room = await service.createRoom(alice, { type: 'temporary', name: 't' });
+    for (const name of ['a', 'b', 'c']) {
+      await service.uploadAttachment(alice, room.id, {
+        fileName: name,
+        mimeType: 'text/plain',
+        content: Buffer.from(name),
+      });
+    }
+    const first = await service.listAttachments(alice, room.id, {});
+    expect(first.attachments).toHaveLength(2);
+    expect(first.filter).toEqual(expect.any(String));
+    const rest = await service.listAttachments(alice, room.id, { filter: first.filter });
+    expect(rest.attachments).toHaveLength(1);
+    expect(rest).not.toHaveProperty('filter');
+    expect((await service.listAttachments(alice, room.id, { itemsNumber: '3' })).attachments).toHaveLength(3);
+    await expect(service.listAttachments(alice, room.id, { itemsNumber: '4' })).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringContaining('3'),
+    });
+  });
+
   it('refuses bad options with a clear message', () => {
     expect(() => createChatService({ limits: { maxRoomMembers: 1 } })).toThrow(/maxRoomMembers/);
     expect(() => createChatService({ store: {} as never })).toThrow(/ChatStore/);
