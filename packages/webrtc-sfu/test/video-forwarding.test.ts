@@ -87,6 +87,26 @@ describe('video forwarding', () => {
     await waitFor(() => subscriber.count(mid) > 0, 'packets after the keyframe');
   });
 
+  it('asks for at most one keyframe per keyframeRequestIntervalMs, however many subscribers attach', async () => {
+    const requestsFor = async (keyframeRequestIntervalMs: number) => {
+      sfu = createSfu({ ...loopbackSfuOptions, limits: { keyframeRequestIntervalMs } });
+      const router = sfu.createRouter();
+      const publisher = await publish(router, 'alice');
+      publisher.start({ bitrate: 200_000, keyframeInterval: 100_000 });
+      await waitFor(() => publisher.framesSent > 5, 'frames sent');
+      for (const subscriber of ['bob', 'carol', 'dave']) await subscribe(router, subscriber, 'alice');
+      const producer = router.getProducer('alice', 'video');
+      await waitFor(() => producer?.consumers.size === 3, 'three consumers');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const requests = producer?.stats.keyframeRequests;
+      sfu.close();
+      await Promise.all(clients.splice(0).map((client) => client.close()));
+      return requests;
+    };
+    expect(await requestsFor(60_000)).toBe(1);
+    expect(await requestsFor(0)).toBeGreaterThanOrEqual(3);
+  });
+
   it('forwards nothing while the stream is disabled and resumes at a keyframe when enabled', async () => {
     sfu = createSfu(loopbackSfuOptions);
     const router = sfu.createRouter();
