@@ -100,6 +100,16 @@ describe('LibreOffice pool faults', () => {
     expect(groupOf(converter)).not.toBe(firstGroup);
   });
 
+  it('refuses a PDF larger than maxOutputBytes with CONVERSION_FAILED and keeps the instance', async () => {
+    const converter = await startPool({ maxOutputBytes: 2_000 });
+    const error = await converter
+      .convert({ data: await sampleDocument('text.docx'), type: 'docx' })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'CONVERSION_FAILED', details: { maxOutputBytes: 2_000 } });
+    expect((error as Error).message).toContain('more than the limit of 2000');
+    expect(converter.status()).toMatchObject({ available: true, restarts: 0 });
+  });
+
   it('answers BUSY with a retry hint when the queue is full, and serves the queued conversion', async () => {
     const converter = await startPool({ maxQueued: 1 });
     const data = await sampleDocument('text.docx');
