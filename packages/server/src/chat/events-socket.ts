@@ -85,7 +85,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     socket.on('close', () => {
       subscription
         ?.unsubscribe()
-        .catch((error: unknown) => options.logger.warn({ err: error }, 'could not unsubscribe a closed session'));
+        .catch((error: unknown) =>
+          options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
+        );
       queues.delete(queueId);
       options.onSessionClosed?.(userId, queueId);
     });
