@@ -25,11 +25,24 @@ export function createApi(token) {
 
 /**
  * Opens /events (the browser sends the token as the ZM_AUTH_TOKEN cookie, since a WebSocket cannot
- * carry an Authorization header) and resolves once the server greeted with the queue id.
+ * carry an Authorization header) and resolves once the server greeted with the queue id. Chromium
+ * stores a cookie written just before a WebSocket opens asynchronously, and under load the
+ * handshake can leave without it (401): a refused handshake is tried again a few times.
  */
-export function openEvents(token, onEvent) {
+export async function openEvents(token, onEvent, attempts = 3) {
   // biome-ignore lint/suspicious/noDocumentCookie: one fixed cookie, set before the socket opens; cookieStore is async and not everywhere
   document.cookie = `ZM_AUTH_TOKEN=${encodeURIComponent(token)}; path=/; SameSite=Strict`;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await connectEvents(onEvent);
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
+}
+
+function connectEvents(onEvent) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = new WebSocket(`${scheme}//${location.host}/events`);
   const waiters = new Set();

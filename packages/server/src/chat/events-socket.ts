@@ -103,17 +103,25 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     socket.send(JSON.stringify({ type: 'websocketConnected', queueId }));
   };
 
+  const unauthenticated = (socket: Duplex, message: string) => {
+    options.logger.debug({ reason: message }, 'WebSocket upgrade refused');
+    refuse(socket, 401, message);
+  };
+
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const token = readToken(request.headers);
     if (!token)
-      return refuse(socket, 401, 'authentication required: send a bearer token or the ZM_AUTH_TOKEN cookie');
+      return unauthenticated(
+        socket,
+        'authentication required: send a bearer token or the ZM_AUTH_TOKEN cookie',
+      );
     let userId: string;
     try {
       userId = (await options.authenticator.verify(token)).userId;
     } catch (error) {
-      return refuse(socket, 401, error instanceof Error ? error.message : 'the token was refused');
+      return unauthenticated(socket, error instanceof Error ? error.message : 'the token was refused');
     }
-    if (!isUuid(userId)) return refuse(socket, 401, "expected the token's sub to be a user UUID");
+    if (!isUuid(userId)) return unauthenticated(socket, "expected the token's sub to be a user UUID");
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
       open(webSocket, userId.toLowerCase()).catch((error: unknown) => {
         options.logger.error({ err: error }, 'could not subscribe a WebSocket session to events');
