@@ -9,9 +9,10 @@ import type { FeatureContext, ServerFeature } from './feature.js';
 import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
+import { routerUnder } from './http/path-scope.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
-import { createDocsRouter } from './openapi/docs-routes.js';
+import { createDocsRouter, createOpenApiHandler } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { createPreviewFeature } from './preview/preview-feature.js';
 import { createSamlFeature } from './saml/saml-feature.js';
@@ -69,15 +70,19 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   useRequestLogging(app, logger);
-  app.use(createHealthRouter(features.flatMap((feature) => feature.health ?? [])));
+  // Health and docs sit under their own paths, so other requests skip them after one path test.
+  app.use('/health', createHealthRouter(features.flatMap((feature) => feature.health ?? [])));
   const document = buildOpenApiDocument(
     serverVersion,
     features.flatMap((feature) =>
       feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
     ),
   );
-  app.use(createDocsRouter(document, config.docsEnabled));
-  for (const feature of features) app.use(feature.basePath, feature.router);
+  app.get('/openapi.json', createOpenApiHandler(document));
+  if (config.docsEnabled) app.use('/docs', createDocsRouter());
+  for (const { basePath, paths, router } of features) {
+    app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
+  }
   app.use((request, _response, next) => {
     next(new HttpError(404, `no route for ${request.method} ${request.path}`));
   });

@@ -23,6 +23,13 @@ export interface ServerFeature {
   basePath: string;
   /** Routes, ending with the feature's own error handler (`createErrorHandler(format)`). */
   router: Router;
+  /**
+   * Path prefixes, relative to `basePath`, that every route of the feature lives under, e.g.
+   * `['/rooms', '/attachments']`. Requests elsewhere skip `router` after one path test instead of
+   * walking all its layers. A route outside them is never reached.
+   * @default every request under `basePath` goes through `router`
+   */
+  paths?: string[];
   /** Paths relative to `basePath`, and component schemas. */
   openapi?: OpenApiFragment;
   health?: HealthCheck[];

@@ -9,7 +9,7 @@ import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
-import { createMeetingsPart, type MeetingsPart } from '../meetings/meetings-part.js';
+import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
 import { requireChatActor } from './actor.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
@@ -85,6 +85,7 @@ export async function createChatFeature(
   return {
     name: 'chat',
     basePath: '/',
+    paths: [...chatPaths, meetingPagePath],
     router,
     openapi: {
       paths: { ...chatOpenApi.paths, ...meetings.openapi.paths },

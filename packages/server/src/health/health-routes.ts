@@ -36,18 +36,18 @@ async function runCheck(check: HealthCheck): Promise<DependencyReport> {
 }
 
 /**
- * `/health/` (every dependency with name, live, ready, required), `/health/ready/` (200, or the
- * status of the first required dependency that is not ready) and `/health/live/` (200 while the
- * process serves requests).
+ * The health routes, to mount at `/health`: `/health/` (every dependency with name, live, ready,
+ * required), `/health/ready/` (200, or the status of the first required dependency that is not
+ * ready) and `/health/live/` (200 while the process serves requests).
  */
 export function createHealthRouter(checks: HealthCheck[]): Router {
   const router = Router();
-  router.get('/health/', async (_request, response) => {
+  router.get('/', async (_request, response) => {
     const dependencies = await Promise.all(checks.map(runCheck));
     const ready = dependencies.every((dependency) => !dependency.required || dependency.ready);
     response.json({ live: true, ready, dependencies });
   });
-  router.get('/health/ready/', async (_request, response) => {
+  router.get('/ready/', async (_request, response) => {
     const required = checks.filter((check) => check.required);
     const reports = await Promise.all(required.map(runCheck));
     const failing = required.find((_check, index) => !reports[index]?.ready);
@@ -59,7 +59,7 @@ export function createHealthRouter(checks: HealthCheck[]): Router {
     }
     response.json({ ready: true });
   });
-  router.get('/health/live/', (_request, response) => {
+  router.get('/live/', (_request, response) => {
     response.json({ live: true });
   });
   return router;

@@ -45,6 +45,9 @@ export interface MeetingsPartOptions {
   hasQueue?: (userId: string, queueId: string) => boolean;
 }
 
+/** Where {@link MeetingsPart.pageRouter} serves the meeting page. */
+export const meetingPagePath = '/examples/meeting';
+
 /** The folder of `examples/meeting-web`, from the sources or from `dist`. */
 function meetingPageFolder(): string | undefined {
   const candidates = ['../../../../examples/meeting-web/', '../../../examples/meeting-web/'];
@@ -101,8 +104,7 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
 
   const pageRouter = express.Router();
   const folder = meetingPageFolder();
-  if (folder !== undefined)
-    pageRouter.use('/examples/meeting', express.static(folder, { index: 'index.html' }));
+  if (folder !== undefined) pageRouter.use(meetingPagePath, express.static(folder, { index: 'index.html' }));
 
   const leaving = new Set<Promise<void>>();
   let closing: Promise<void> | undefined;

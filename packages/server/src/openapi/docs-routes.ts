@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import express, { Router } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import type { OpenApiDocument } from './openapi-document.js';
 
 const docsPage = `<!doctype html>
@@ -18,20 +18,24 @@ const docsPage = `<!doctype html>
 
 const startScript = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });`;
 
-/** `/openapi.json`, and (when enabled) the interactive docs page at `/docs` served from swagger-ui-dist. */
-export function createDocsRouter(document: OpenApiDocument, docsEnabled: boolean): Router {
+/** Answers `GET /openapi.json` with the assembled document, serialised once. */
+export function createOpenApiHandler(document: OpenApiDocument): RequestHandler {
+  const body = JSON.stringify(document);
+  return (_request, response) => {
+    response.type('json').send(body);
+  };
+}
+
+/** The interactive docs page and its swagger-ui-dist assets, to mount at `/docs`. */
+export function createDocsRouter(): Router {
   const router = Router();
-  router.get('/openapi.json', (_request, response) => {
-    response.json(document);
-  });
-  if (!docsEnabled) return router;
   const require = createRequire(import.meta.url);
   const assets: string = require('swagger-ui-dist').getAbsoluteFSPath();
-  router.use('/docs/assets', express.static(assets, { index: false, maxAge: '1d' }));
-  router.get('/docs/start.js', (_request, response) => {
+  router.use('/assets', express.static(assets, { index: false, maxAge: '1d' }));
+  router.get('/start.js', (_request, response) => {
     response.type('application/javascript').send(startScript);
   });
-  router.get(['/docs', '/docs/'], (_request, response) => {
+  router.get('/', (_request, response) => {
     response.type('html').send(docsPage);
   });
   return router;

@@ -69,6 +69,7 @@ export async function createPreviewFeature(
   return {
     name: 'preview',
     basePath: '/',
+    paths: config.document.convertEndpoint ? ['/preview', '/cool'] : ['/preview'],
     router,
     openapi: {
       tags: [...(previewOpenApi.tags ?? []), ...(documents.openapi.tags ?? [])],
