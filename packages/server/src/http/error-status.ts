@@ -26,9 +26,10 @@ export interface LibraryErrorMapper {
 /** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
 const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper, chatErrorMapper, samlErrorMapper];
 
+/** A client error raised by Express's body parsers (http-errors): `expose` marks it safe to show. */
 interface BodyParserError {
   status: number;
-  type: string;
+  type?: string;
   expose: boolean;
   message: string;
 }
@@ -36,9 +37,7 @@ interface BodyParserError {
 function isBodyParserError(error: unknown): error is BodyParserError {
   if (typeof error !== 'object' || error === null) return false;
   const candidate = error as Partial<BodyParserError>;
-  return (
-    typeof candidate.status === 'number' && typeof candidate.type === 'string' && candidate.expose === true
-  );
+  return typeof candidate.status === 'number' && candidate.expose === true;
 }
 
 const bodyParserMessages: Record<string, string> = {
@@ -60,7 +59,11 @@ export function mapError(error: unknown): MappedError {
     if (mapper.matches(error)) return mapper.map(error);
   }
   if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
-    return { status: error.status, message: bodyParserMessages[error.type] ?? error.message, headers: {} };
+    return {
+      status: error.status,
+      message: bodyParserMessages[error.type ?? ''] ?? error.message,
+      headers: {},
+    };
   }
   return { status: 500, message: 'internal server error', headers: {} };
 }
