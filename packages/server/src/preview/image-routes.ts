@@ -8,6 +8,7 @@ import {
 } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
+import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { parseRequestPart } from '../http/validation.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
@@ -96,7 +97,8 @@ async function answerUpload(
     pool: options.uploadBuffers,
   });
   try {
-    sendImage(response, await render(file.data, clientGone(response)), { 'Cache-Control': 'no-store' });
+    const image = await render(file.data, clientGone(response));
+    sendUploadAnswer(response, image.data, CONTENT_TYPES[image.format]);
   } finally {
     file.release();
   }

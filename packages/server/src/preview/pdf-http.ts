@@ -6,6 +6,7 @@ import {
 } from '@collab-suite/preview-core';
 import type { Request, Response } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
+import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
 
@@ -98,6 +99,9 @@ export async function answerUpload(
   run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
 ): Promise<void> {
   await withUpload(request, uploads, 'file', async (data) => {
-    send(response, await run(data, clientGone(response)), { 'Cache-Control': 'no-store' });
+    const result = await run(data, clientGone(response));
+    // A PDF may be the upload's own pooled bytes, reused once this returns: it is copied.
+    if ('pdf' in result) sendUploadAnswer(response, Buffer.from(result.pdf), 'application/pdf');
+    else sendUploadAnswer(response, result.image.data, `image/${result.image.format}`);
   });
 }
