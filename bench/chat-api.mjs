@@ -129,6 +129,8 @@ async function main() {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     DOCS_ENABLED: 'false',
+    // No LibreOffice pool: its instances would take cores from the chat work.
+    DOCUMENT_CONVERTER: 'none',
     AUTH_JWT_SECRET: SECRET,
     ...(databaseUrl ? { CHAT_DATABASE_URL: databaseUrl } : {}),
   });

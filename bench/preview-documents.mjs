@@ -7,6 +7,8 @@
 // 2. PDF first-page thumbnail (256x256 jpeg) latency through the server against raw mupdf render plus
 //    sharp resize in this process. Target: at most 1.5x. Also printed: the library in process (the
 //    same pipeline without HTTP) and a server without request logging, to show where time goes.
+//    These servers run without a LibreOffice pool (DOCUMENT_CONVERTER=none): an idle pool would
+//    still take memory and wake-ups from the work measured.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
@@ -90,6 +92,9 @@ async function freePort() {
   return port;
 }
 
+/** Every server started; the run stops them all at the end, even after a failure. */
+const servers = [];
+
 async function startServer(env) {
   const dataDir = mkdtempSync(path.join(work, 'server-'));
   const port = await freePort();
@@ -105,6 +110,13 @@ async function startServer(env) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   child.stdout.resume();
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  servers.push({ stop });
   for (let tries = 0; ; tries += 1) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening`);
     const live = await fetch(`http://127.0.0.1:${port}/health/live/`).catch(() => undefined);
@@ -123,12 +135,7 @@ async function startServer(env) {
       }
       throw new Error('the document converter never became ready');
     },
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop,
   };
 }
 
@@ -277,9 +284,11 @@ try {
     for (let index = 0; index < 5; index += 1) rawWarm.push(await raw.convert());
   }
   raw.stop();
-
-  const thumbnails = await measureThumbnails(server.url, pdf);
   await server.stop();
+
+  const thumbnailServer = await startServer({ DOCUMENT_CONVERTER: 'none' });
+  const thumbnails = await measureThumbnails(thumbnailServer.url, pdf);
+  await thumbnailServer.stop();
   const quietServer = await startServer({ DOCUMENT_CONVERTER: 'none', LOG_LEVEL: 'warn' });
   const quietThumbnails = await measureThumbnails(quietServer.url, pdf);
   await quietServer.stop();
@@ -308,7 +317,8 @@ try {
   }
 } finally {
   raw.stop();
-  await server.stop();
+  // Every server started, whatever failed: none may outlive this process.
+  await Promise.all(servers.map((started) => started.stop()));
   agent.destroy();
   rmSync(work, { recursive: true, force: true });
 }

@@ -62,6 +62,8 @@ async function startServer(env) {
       DATA_DIR: dataDir,
       LOG_LEVEL: 'info',
       DOCS_ENABLED: 'false',
+      // No LibreOffice pool: its instances would take cores and memory from the image work.
+      DOCUMENT_CONVERTER: 'none',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
