@@ -86,7 +86,7 @@ function detailText(answer: Answer): string {
 
 const form = (boundary = 'xyz') => ({ 'content-type': `multipart/form-data; boundary=${boundary}` });
 
-describe('the upload reader, through the image and PDF upload routes', () => {
+describe('the upload reader (busboy), through the image and PDF upload routes', () => {
   let server: TestServer;
   let red: Buffer;
   beforeAll(async () => {
