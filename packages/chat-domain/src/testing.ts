@@ -11,3 +11,4 @@ export {
   meetingFixture,
   participantFixture,
 } from './testing/meeting-store-conformance.js';
+export { type PrivateRedis, startPrivateRedis } from './testing/private-redis.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createMemoryEventBus, openRedisEventBus } from '@collab-suite/chat-domain';
 import { describeEventBusConformance, waitUntil } from '@collab-suite/chat-domain/testing';
 import { describe, expect, it } from 'vitest';
-import { startPrivateRedis } from './private-redis.js';
+import { startPrivateRedis } from '../src/testing/private-redis.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const channelPrefix = `collab-test-chat-${randomUUID()}:`;

@@ -1,6 +1,6 @@
+import { startPrivateRedis } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { startPrivateRedis } from '../support/private-redis.js';
 import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
