@@ -11,13 +11,14 @@
 //    still take memory and wake-ups from the work measured.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -32,8 +33,8 @@ const core = await import(pathToFileURL(path.join(previewCore, 'dist/index.js'))
 const pdfService = core.createPdfPreviewService({ previewService: core.createPreviewService({}) });
 const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
 const work = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
-const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-const BOUNDARY = 'bench-boundary-7e57d0c5';
+const client = createMultipartClient({ maxSockets: 4 });
+const post = client.post;
 
 const percentile = (values, fraction) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -50,38 +51,6 @@ async function timed(count, task) {
     times.push(performance.now() - started);
   }
   return times;
-}
-
-function multipartBody(bytes, fileName) {
-  const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
-}
-
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-          'content-length': body.length,
-        },
-      },
-      (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => {
-          const data = Buffer.concat(chunks);
-          if (response.statusCode === 200) resolve(data);
-          else reject(new Error(`HTTP ${response.statusCode}: ${data.toString('utf8').slice(0, 200)}`));
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
 }
 
 async function freePort() {
@@ -246,7 +215,7 @@ async function rawThumbnail(pdf) {
 
 /** First-page thumbnails through the server and raw, in alternating rounds. */
 async function measureThumbnails(serverUrl, pdf) {
-  const pdfBody = multipartBody(pdf, 'text.pdf');
+  const pdfBody = multipartBody(pdf, { fileName: 'text.pdf' });
   const thumbnailUrl = `${serverUrl}/preview/pdf/256x256/thumbnail/`;
   const library = () => pdfService.thumbnail(pdf, { area: '256x256' });
   await timed(20, () => post(thumbnailUrl, pdfBody));
@@ -271,7 +240,7 @@ const server = await startServer({ DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFIC
 const raw = await startRawWarmUno(docxPath);
 try {
   await server.waitForConverter();
-  const documentBody = multipartBody(docx, 'text.docx');
+  const documentBody = multipartBody(docx, { fileName: 'text.docx' });
   const documentUrl = `${server.url}/preview/document/`;
   const pdf = await post(documentUrl, documentBody);
   await timed(5, () => post(documentUrl, documentBody));
@@ -319,6 +288,6 @@ try {
   raw.stop();
   // Every server started, whatever failed: none may outlive this process.
   await Promise.all(servers.map((started) => started.stop()));
-  agent.destroy();
+  client.close();
   rmSync(work, { recursive: true, force: true });
 }

@@ -5,11 +5,11 @@
 //    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sharp = createRequire(path.join(root, 'packages/preview-core/package.json'))('sharp');
@@ -103,46 +103,12 @@ function memoryOf(pid) {
   return { peakMiB: kib('VmHWM') / 1024, currentMiB: kib('VmRSS') / 1024 };
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-const BOUNDARY = 'bench-boundary-5d41402abc4b2a76';
-
-/** One multipart body with the `file` field, encoded once so the client costs little CPU. */
-function multipartBody(bytes) {
-  const head = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="photo.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`;
-  return Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
-}
-
-/** POSTs a pre-encoded multipart body over a keep-alive connection; resolves with the response body. */
-function post(url, body) {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
-          'content-length': body.length,
-        },
-      },
-      (response) => {
-        const chunks = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () => {
-          const data = Buffer.concat(chunks);
-          if (response.statusCode === 200) resolve(data);
-          else reject(new Error(`HTTP ${response.statusCode}: ${data.toString('utf8').slice(0, 200)}`));
-        });
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
+const client = createMultipartClient({ maxSockets: 32 });
+const post = client.post;
 
 async function measureThroughput() {
   const photo = await photoJpeg(4000, 3000);
-  const body = multipartBody(photo);
+  const body = multipartBody(photo, { fileName: 'photo.jpg', contentType: 'image/jpeg' });
   console.log(`12 MP JPEG: 4000x3000, ${(photo.length / 1024 / 1024).toFixed(1)} MiB`);
   sharp.cache(false);
   const direct = () =>
@@ -198,7 +164,7 @@ async function measureMemory() {
   const width = 8660;
   const height = 5774;
   const photo = await photoJpeg(width, height);
-  const body = multipartBody(photo);
+  const body = multipartBody(photo, { fileName: 'photo.jpg', contentType: 'image/jpeg' });
   console.log(
     `\n50 MP JPEG: ${width}x${height} (${((width * height) / 1e6).toFixed(1)} MP), ${(photo.length / 1024 / 1024).toFixed(1)} MiB`,
   );
@@ -225,4 +191,4 @@ async function measureMemory() {
 
 await measureThroughput();
 await measureMemory();
-agent.destroy();
+client.close();
