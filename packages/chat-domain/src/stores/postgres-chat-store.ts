@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import pg from 'pg';
-import { ChatError } from '../errors.js';
 import type { Member, MemberRecord, RoomListing } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
+import { roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import { createPostgresFileQueries, queueBlobsSql } from './postgres-file-queries.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { migratePostgres } from './postgres-schema.js';
@@ -24,31 +24,18 @@ export type PostgresChatStoreOptions =
     }
   | { pool: Pool };
 
-const roomColumns =
-  'r.id, r.type, r.name, r.description, r.meeting_id, r.picture_updated_at, r.created_at, r.updated_at';
-
 function translatePostgresError(error: unknown, roomId: string, userId?: string): never {
   const code = (error as { code?: string }).code;
-  if (code === '23503') {
-    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
-      cause: error,
-    });
-  }
-  if (code === '23505' && userId !== undefined) {
-    throw new ChatError('already_member', `expected a new member but ${userId} is already one`, {
-      cause: error,
-    });
-  }
-  if (code === '23505') {
-    throw new ChatError(
-      'one_to_one_exists',
-      'expected no one_to_one room between these users but one exists',
-      {
-        cause: error,
-      },
-    );
-  }
-  throw error;
+  // 23503 foreign key, 23505 unique: a duplicate member when a user is involved, else the one_to_one key.
+  const violation =
+    code === '23503'
+      ? 'missing_room'
+      : code === '23505'
+        ? userId !== undefined
+          ? 'duplicate_key'
+          : 'duplicate_one_to_one'
+        : undefined;
+  return throwConstraintViolation(violation, error, roomId, userId);
 }
 
 /**

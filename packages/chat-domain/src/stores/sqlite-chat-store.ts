@@ -1,8 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
-import { ChatError } from '../errors.js';
 import type { Member, MemberRecord, RoomListing, RoomRecord } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
+import { type ConstraintViolation, roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import {
   type MemberRow,
   memberFromRow,
@@ -21,31 +21,13 @@ export interface SqliteChatStoreOptions {
   filename: string;
 }
 
-const roomColumns =
-  'r.id, r.type, r.name, r.description, r.meeting_id, r.picture_updated_at, r.created_at, r.updated_at';
-
 function translateSqliteError(error: unknown, roomId: string, userId?: string): never {
-  const code = (error as { code?: string }).code;
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
-      cause: error,
-    });
-  }
-  if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' && userId !== undefined) {
-    throw new ChatError('already_member', `expected a new member but ${userId} is already one`, {
-      cause: error,
-    });
-  }
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    throw new ChatError(
-      'one_to_one_exists',
-      'expected no one_to_one room between these users but one exists',
-      {
-        cause: error,
-      },
-    );
-  }
-  throw error;
+  const violations: Record<string, ConstraintViolation> = {
+    SQLITE_CONSTRAINT_FOREIGNKEY: 'missing_room',
+    SQLITE_CONSTRAINT_PRIMARYKEY: 'duplicate_key',
+    SQLITE_CONSTRAINT_UNIQUE: 'duplicate_one_to_one',
+  };
+  return throwConstraintViolation(violations[(error as { code?: string }).code ?? ''], error, roomId, userId);
 }
 
 type ListingRow = RoomRow & {
