@@ -12,3 +12,4 @@ export {
   participantFixture,
 } from './testing/meeting-store-conformance.js';
 export { type PrivateRedis, startPrivateRedis } from './testing/private-redis.js';
+export { describeRoomLockConformance } from './testing/room-lock-conformance.js';

@@ -98,6 +98,20 @@ describe('chat service', () => {
     expect(types(alice).slice(-2)).toEqual(['ROOM_SYSTEM_MESSAGE', 'ROOM_DELETED']);
   });
 
+  it('two owners demoting each other at once: the first wins and the second is no owner any more', async () => {
+    const { service, group, store } = await setup();
+    const room = await group();
+    await service.setOwner(alice, room.id, bob.userId, true);
+    const outcomes = await Promise.allSettled([
+      service.setOwner(alice, room.id, bob.userId, false),
+      service.setOwner(bob, room.id, alice.userId, false),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected']);
+    expect(outcomes[1]).toMatchObject({ reason: { code: 'not_an_owner' } });
+    const owners = (await store.listMembers(room.id)).filter((member) => member.owner);
+    expect(owners.map((member) => member.userId)).toEqual([alice.userId]);
+  });
+
   it('sends mute, unmute and clear events to the caller only and mutes idempotently', async () => {
     const { service, group, types } = await setup();
     const room = await group();

@@ -1,10 +1,11 @@
 import pg from 'pg';
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const databaseName = 'collab_test_chat';
-
-/** Creates the chat test database if missing; returns its connection string. */
-export async function chatTestDatabaseUrl(): Promise<string> {
+/**
+ * Creates a chat test database if missing; returns its connection string. The default one is
+ * truncated by the store conformance suite; a file whose tests run meanwhile passes its own name.
+ */
+export async function chatTestDatabaseUrl(databaseName = 'collab_test_chat'): Promise<string> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -6,6 +6,7 @@ import type {
   RoomRecord,
   RoomUserSettingsRecord,
 } from '../model.js';
+import type { LockedRoom } from './locked-room.js';
 import type { MeetingStore } from './meeting-store.js';
 
 /** Position after which {@link ChatStore.listAttachments} continues (newest first). */
@@ -56,6 +57,21 @@ export interface ChatStore extends MeetingStore {
   deleteMember(roomId: string, userId: string): Promise<boolean>;
   /** Sets the owner flag; returns false if the user is not a member. */
   setOwner(roomId: string, userId: string, owner: boolean): Promise<boolean>;
+  /**
+   * Runs `work` while no other `withRoomLock` of the same room runs, in this process or in any
+   * other process sharing the database, so a rule checked on the members (last owner, member
+   * limit, the caller still an owner) still holds when the change it allows is written. Calls of
+   * one room run one at a time; other rooms are not held up. Resolves with what `work` resolves.
+   *
+   * A store shared by processes (PostgreSQL) runs `work` in one transaction that first locks the
+   * room's row, and commits when `work` resolves or rolls back when it throws. A store only one
+   * process opens (SQLite in exclusive mode, memory) locks in this process and writes at once, so
+   * `work` must do every check before its first write. Keep `work` to reads and writes through the
+   * {@link LockedRoom}: other calls on the store may wait for the lock, and a nested `withRoomLock`
+   * of the same room never starts.
+   * @throws ChatError `room_not_found` when the room does not exist (before `work` runs), or what `work` throws
+   */
+  withRoomLock<T>(roomId: string, work: (locked: LockedRoom) => Promise<T>): Promise<T>;
 
   getSettings(roomId: string, userId: string): Promise<RoomUserSettingsRecord | undefined>;
   /** Sets `muted`, creating the settings row if needed; returns whether the value changed. */

@@ -1,18 +1,37 @@
 import { ChatError } from '../errors.js';
 import { parseId } from '../ids.js';
 import { memberToInsertSchema, parseInput } from '../inputs.js';
-import type { Actor, Member, MemberInserted } from '../model.js';
+import type { Actor, Member, MemberInserted, MemberRecord } from '../model.js';
+import type { LockedRoom } from '../ports/locked-room.js';
 import {
   checkMemberAddition,
   checkMemberRemoval,
   checkOwnerChange,
   checkOwnerChangeTarget,
+  requireMember,
   requireOwner,
 } from '../room-rules.js';
 import type { ServiceContext } from './context.js';
 import { memberView } from './views.js';
 
-/** Member operations: list, add, remove or leave, promote and demote. */
+/**
+ * The caller's membership as it is under the room's lock: it may have changed since the request
+ * was first checked (demoted or removed by a change that committed meanwhile).
+ * @throws ChatError `not_a_member`
+ */
+function callerNow(locked: LockedRoom, members: readonly MemberRecord[], callerId: string): MemberRecord {
+  return requireMember(
+    locked.room,
+    members.find((member) => member.userId === callerId),
+  );
+}
+
+/**
+ * Member operations: list, add, remove or leave, promote and demote. Each change checks its rule
+ * and writes under `store.withRoomLock`, so the rule holds across server processes too; the
+ * in-process `context.locks` around it keeps the events of one room in order and spares pool
+ * connections waiting on the same row.
+ */
 export function createMemberOperations(
   context: ServiceContext,
   removeRoom: (roomId: string, formerMemberIds: readonly string[]) => Promise<void>,
@@ -32,15 +51,18 @@ export function createMemberOperations(
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
     return context.locks.run(room.id, async () => {
-      const members = await store.listMembers(room.id);
-      checkMemberAddition(room, members, input.userId, limits);
       const now = clock.now();
-      const member = { userId: input.userId, owner: input.owner, joinedAt: now };
-      await store.insertMember(
-        room.id,
-        member,
-        input.historyCleared ? { muted: false, clearedAt: now } : undefined,
-      );
+      const members = await store.withRoomLock(room.id, async (locked) => {
+        const current = await locked.listMembers();
+        requireOwner(locked.room, callerNow(locked, current, actor.userId));
+        checkMemberAddition(locked.room, current, input.userId, limits);
+        const member = { userId: input.userId, owner: input.owner, joinedAt: now };
+        await locked.insertMember(
+          member,
+          input.historyCleared ? { muted: false, clearedAt: now } : undefined,
+        );
+        return current;
+      });
       const memberIds = [...members.map((existing) => existing.userId), input.userId];
       await context.notify(memberIds, {
         type: 'ROOM_MEMBER_ADDED',
@@ -65,12 +87,20 @@ export function createMemberOperations(
   }
 
   async function removeMember(actor: Actor, roomId: string, rawUserId: string): Promise<void> {
-    const { room, caller } = await context.roomAsMember(actor, roomId);
+    const { room } = await context.roomAsMember(actor, roomId);
     const targetId = parseId(rawUserId, 'member_not_found', 'user');
     await context.locks.run(room.id, async () => {
-      const members = await store.listMembers(room.id);
-      const { roomBecomesEmpty } = checkMemberRemoval(room, caller, targetId, members);
-      await store.deleteMember(room.id, targetId);
+      const { members, roomBecomesEmpty } = await store.withRoomLock(room.id, async (locked) => {
+        const current = await locked.listMembers();
+        const outcome = checkMemberRemoval(
+          locked.room,
+          callerNow(locked, current, actor.userId),
+          targetId,
+          current,
+        );
+        await locked.deleteMember(targetId);
+        return { members: current, ...outcome };
+      });
       await context.roomObserver.memberRemoved(room.id, targetId).catch((error: unknown) => {
         context.onBackgroundError(error, `removing ${targetId} from the meeting of room ${room.id}`);
       });
@@ -93,12 +123,17 @@ export function createMemberOperations(
   async function setOwner(actor: Actor, roomId: string, rawUserId: string, owner: boolean): Promise<void> {
     const targetId = parseId(rawUserId, 'member_not_found', 'user');
     checkOwnerChangeTarget(actor.userId, targetId);
-    const { room, caller } = await context.roomAsMember(actor, roomId);
+    const { room } = await context.roomAsMember(actor, roomId);
     await context.locks.run(room.id, async () => {
-      const target = checkOwnerChange(room, caller, await store.getMember(room.id, targetId));
-      if (target.owner === owner) return;
-      await store.setOwner(room.id, targetId, owner);
-      const memberIds = (await store.listMembers(room.id)).map((member) => member.userId);
+      const memberIds = await store.withRoomLock(room.id, async (locked) => {
+        const members = await locked.listMembers();
+        const target = members.find((member) => member.userId === targetId);
+        const checked = checkOwnerChange(locked.room, callerNow(locked, members, actor.userId), target);
+        if (checked.owner === owner) return undefined;
+        await locked.setOwner(targetId, owner);
+        return members.map((member) => member.userId);
+      });
+      if (memberIds === undefined) return;
       await context.notify(memberIds, {
         type: owner ? 'ROOM_OWNER_PROMOTED' : 'ROOM_OWNER_DEMOTED',
         roomId: room.id,

@@ -1,6 +1,6 @@
-import { ChatError } from '../errors.js';
+import { ChatError, isChatError } from '../errors.js';
 import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
-import type { Actor, Room, RoomRecord } from '../model.js';
+import type { Actor, MemberRecord, Room, RoomRecord } from '../model.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
 import { compareMembersInJoinOrder } from '../stores/ordering.js';
 import type { ServiceContext } from './context.js';
@@ -122,16 +122,29 @@ export function createRoomOperations(context: ServiceContext) {
     await context.locks.run(room.id, () => removeRoom(room.id));
   }
 
+  /** Lists the members and deletes the room under its store lock; undefined when it is already gone. */
+  async function deleteLocked(id: string): Promise<MemberRecord[] | undefined> {
+    try {
+      return await store.withRoomLock(id, async (locked) => {
+        const members = await locked.listMembers();
+        return (await locked.deleteRoom()) ? members : undefined;
+      });
+    } catch (error) {
+      if (isChatError(error, 'room_not_found')) return undefined;
+      throw error;
+    }
+  }
+
   /**
-   * Deletes a room and everything in it, then tells its members and `formerMemberIds`.
-   * Call under the room's lock.
+   * Ends the room's meeting, deletes the room and everything in it, then tells the members it had
+   * at that moment and `formerMemberIds`. Call under the room's `context.locks`.
    */
   async function removeRoom(id: string, formerMemberIds: readonly string[] = []): Promise<void> {
-    const members = await store.listMembers(id);
     await context.roomObserver.roomDeleting(id).catch((error: unknown) => {
       context.onBackgroundError(error, `ending the meeting of room ${id}`);
     });
-    if (!(await store.deleteRoom(id))) return;
+    const members = await deleteLocked(id);
+    if (members === undefined) return;
     await context.purgeBlobs();
     const recipients = new Set([...members.map((member) => member.userId), ...formerMemberIds]);
     await context.notify([...recipients], { type: 'ROOM_DELETED', roomId: id });

@@ -8,6 +8,7 @@ import type {
   RoomUserSettingsRecord,
 } from '../model.js';
 import type { AttachmentCursor, ChatStore, RoomChanges } from '../ports/chat-store.js';
+import { withInProcessRoomLock } from './in-process-room-lock.js';
 import { createMemoryMeetingQueries } from './memory-meeting-queries.js';
 import {
   compareAttachmentsNewestFirst,
@@ -66,7 +67,7 @@ export function createMemoryChatStore(): ChatStore {
     },
   });
 
-  return {
+  return withInProcessRoomLock({
     ...meetingQueries,
     async insertRoom(room, roomMembers, oneToOneKey) {
       if (oneToOneKey !== undefined && oneToOneKeys.has(oneToOneKey)) {
@@ -214,5 +215,5 @@ export function createMemoryChatStore(): ChatStore {
       for (const key of blobKeys) pendingDeletions.delete(key);
     },
     async close() {},
-  };
+  });
 }

@@ -1,19 +1,13 @@
 import type { Pool, PoolClient } from 'pg';
 import pg from 'pg';
-import type { Member, MemberRecord, RoomListing } from '../model.js';
+import type { Member, RoomListing } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { roomColumns, throwConstraintViolation } from './constraint-violations.js';
-import { createPostgresFileQueries, queueBlobsSql } from './postgres-file-queries.js';
+import { createPostgresFileQueries, type PostgresContext } from './postgres-file-queries.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
+import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
 import { migratePostgres } from './postgres-schema.js';
-import {
-  type MemberRow,
-  memberFromRow,
-  type RoomRow,
-  roomFromRow,
-  type SettingsRow,
-  settingsFromRow,
-} from './sql-rows.js';
+import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
 
 /** Options of {@link openPostgresChatStore}: a connection string, or a pool the caller owns. */
 export type PostgresChatStoreOptions =
@@ -73,29 +67,13 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     (await pool.query({ text, values })).rows as T[];
   const getRoomRow = async (roomId: string) =>
     (await rows<RoomRow>(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = $1`, [roomId]))[0];
-  const insertMemberRow = (client: PoolClient, roomId: string, member: MemberRecord) =>
-    client.query(
-      'INSERT INTO chat_room_members (room_id, user_id, owner, joined_at) VALUES ($1, $2, $3, $4)',
-      [roomId, member.userId, member.owner, member.joinedAt],
-    );
-  const upsertSettings = (
-    client: PoolClient | Pool,
-    roomId: string,
-    userId: string,
-    change: { muted?: boolean; clearedAt?: Date },
-  ) =>
-    client.query(
-      `INSERT INTO chat_room_user_settings (room_id, user_id, muted, cleared_at) VALUES ($1, $2, COALESCE($3, false), $4)
-       ON CONFLICT (room_id, user_id) DO UPDATE SET muted = COALESCE($3, chat_room_user_settings.muted),
-         cleared_at = COALESCE($4, chat_room_user_settings.cleared_at)`,
-      [roomId, userId, change.muted ?? null, change.clearedAt ?? null],
-    );
 
-  const files = createPostgresFileQueries({ pool, rows, transaction, translate: translatePostgresError });
+  const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
   let closed = false;
   return {
-    ...files,
-    ...createPostgresMeetingQueries({ pool, rows, transaction, translate: translatePostgresError }),
+    ...createPostgresFileQueries(context),
+    ...createPostgresMeetingQueries(context),
+    ...createPostgresMemberQueries(context),
     async insertRoom(room, members, oneToOneKey) {
       try {
         await transaction(async (client) => {
@@ -170,66 +148,6 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
         [roomId, changes.name ?? null, changes.description ?? null, changes.updatedAt],
       );
       return row && roomFromRow(row);
-    },
-    async deleteRoom(roomId) {
-      return transaction(async (client) => {
-        const blobs = await client.query<{ blob_key: string }>(
-          'SELECT blob_key FROM chat_attachments WHERE room_id = $1 UNION SELECT blob_key FROM chat_room_pictures WHERE room_id = $1',
-          [roomId],
-        );
-        await client.query(queueBlobsSql, [blobs.rows.map((row) => row.blob_key)]);
-        const deleted = await client.query('DELETE FROM chat_rooms WHERE id = $1', [roomId]);
-        return (deleted.rowCount ?? 0) > 0;
-      });
-    },
-    async getMember(roomId, userId) {
-      const [row] = await rows<MemberRow>(
-        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 AND user_id = $2',
-        [roomId, userId],
-      );
-      return row && memberFromRow(row);
-    },
-    async listMembers(roomId) {
-      const memberRows = await rows<MemberRow>(
-        'SELECT user_id, owner, joined_at FROM chat_room_members WHERE room_id = $1 ORDER BY joined_at, owner DESC, user_id',
-        [roomId],
-      );
-      return memberRows.map(memberFromRow);
-    },
-    async insertMember(roomId, member, settings) {
-      try {
-        await transaction(async (client) => {
-          await insertMemberRow(client, roomId, member);
-          if (settings) {
-            await upsertSettings(client, roomId, member.userId, {
-              muted: settings.muted,
-              ...(settings.clearedAt ? { clearedAt: settings.clearedAt } : {}),
-            });
-          }
-        });
-      } catch (error) {
-        translatePostgresError(error, roomId, member.userId);
-      }
-    },
-    async deleteMember(roomId, userId) {
-      return transaction(async (client) => {
-        await client.query('DELETE FROM chat_room_user_settings WHERE room_id = $1 AND user_id = $2', [
-          roomId,
-          userId,
-        ]);
-        const result = await client.query(
-          'DELETE FROM chat_room_members WHERE room_id = $1 AND user_id = $2',
-          [roomId, userId],
-        );
-        return (result.rowCount ?? 0) > 0;
-      });
-    },
-    async setOwner(roomId, userId, owner) {
-      const result = await pool.query(
-        'UPDATE chat_room_members SET owner = $3 WHERE room_id = $1 AND user_id = $2',
-        [roomId, userId, owner],
-      );
-      return (result.rowCount ?? 0) > 0;
     },
     async getSettings(roomId, userId) {
       const [row] = await rows<SettingsRow>(

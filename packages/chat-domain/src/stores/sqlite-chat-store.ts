@@ -3,6 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { Member, MemberRecord, RoomListing, RoomRecord } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { type ConstraintViolation, roomColumns, throwConstraintViolation } from './constraint-violations.js';
+import { withInProcessRoomLock } from './in-process-room-lock.js';
 import {
   type MemberRow,
   memberFromRow,
@@ -186,7 +187,7 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
 
   const files = createSqliteFileQueries({ database, sql, queueBlob, translate: translateSqliteError });
   let closed = false;
-  return {
+  return withInProcessRoomLock({
     ...files,
     ...createSqliteMeetingQueries({ database, sql }),
     async insertRoom(room, members, oneToOneKey) {
@@ -288,5 +289,5 @@ export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStor
       closed = true;
       database.close();
     },
-  };
+  });
 }
