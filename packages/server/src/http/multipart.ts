@@ -1,4 +1,4 @@
-import busboy from 'busboy';
+import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { Request } from 'express';
 import { HttpError, RequestValidationError } from './http-error.js';
 import type { UploadBufferPool } from './upload-buffer-pool.js';
@@ -83,7 +83,8 @@ function declaredLengthOf(request: Request): number | undefined {
 }
 
 /**
- * Reads the one file field of a `multipart/form-data` request into memory with busboy, refusing it
+ * Reads the one file field of a `multipart/form-data` request into memory with @fastify/busboy (its
+ * boundary search is the native `Buffer#indexOf`, a large share of an upload's cost), refusing it
  * as soon as the file passes `maxBytes` (or the body passes it plus 64 KiB of framing). Other fields
  * and files are read and dropped; the first file part named `fieldName` is the upload. With a
  * `pool`, call `release()` on the result once its data is no longer used.
@@ -101,9 +102,11 @@ export function readUploadedFile(request: Request, options: UploadOptions): Prom
   const bodyLimit = maxBytes + FRAMING_ALLOWANCE;
   const declaredLength = declaredLengthOf(request);
   if (declaredLength !== undefined && declaredLength > bodyLimit) return Promise.reject(tooLarge(maxBytes));
-  let parser: busboy.Busboy;
+  let parser: BusboyInstance;
   try {
-    parser = busboy({ headers: request.headers, limits: { fileSize: maxBytes, files: 4, fields: 32 } });
+    // The content type was checked above, so the header is a string here.
+    const headers = { ...request.headers, 'content-type': contentType };
+    parser = new Busboy({ headers, limits: { fileSize: maxBytes, files: 4, fields: 32 } });
   } catch {
     return Promise.reject(missingFile(fieldName, 'the multipart body has no boundary'));
   }
@@ -121,7 +124,7 @@ export function readUploadedFile(request: Request, options: UploadOptions): Prom
       else collector?.discard();
       reject(error);
     };
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (name, stream, fileName, _encoding, mimeType) => {
       // A part cut short destroys its stream with an error; without a listener it would crash the process.
       stream.on('error', () => fail(malformed()));
       if (name !== fieldName || collector) {
@@ -136,11 +139,11 @@ export function readUploadedFile(request: Request, options: UploadOptions): Prom
         if (settled) return;
         const data = file.bytes();
         const release = () => pool?.release(data);
-        found = { data, fileName: info.filename ?? '', mimeType: info.mimeType, release };
+        found = { data, fileName: fileName ?? '', mimeType, release };
       });
     });
     parser.on('error', () => fail(malformed()));
-    parser.on('close', () => {
+    parser.on('finish', () => {
       if (settled) return;
       if (!found) return fail(missingFile(fieldName, `the multipart body has no "${fieldName}" file field`));
       settled = true;

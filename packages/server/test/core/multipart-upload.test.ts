@@ -162,13 +162,14 @@ describe('the upload reader (busboy), through the image and PDF upload routes', 
     await expectStillServing();
   });
 
-  it('answers 400 for a part whose headers never end', async () => {
+  it('answers 422 (no file) for a part whose headers never end: such a part carries no file', async () => {
     const body = Buffer.from(
       `--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n--xyz--\r\n`,
     );
     const answer = await send(url(), body, form());
-    expect(answer.status).toBe(400);
-    expect(detailText(answer)).toBe('the multipart body is malformed or was cut short');
+    expect(answer.status).toBe(422);
+    expect(detailText(answer)).toBe('the multipart body has no "file" file field');
+    await expectStillServing();
   });
 
   it('answers 422 for a multipart content type without a boundary', async () => {
