@@ -119,7 +119,7 @@ export { roomTypes } from './model.js';
 export type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from './ports/blob-store.js';
 export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-store.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
-export type { EventBus, EventListener, EventSubscription } from './ports/event-bus.js';
+export type { EventBus, EventBusHealth, EventListener, EventSubscription } from './ports/event-bus.js';
 export type { LockedRoom } from './ports/locked-room.js';
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';

@@ -173,6 +173,7 @@ describe('chat service', () => {
         throw new Error('bus down');
       },
       subscribe: async () => ({ unsubscribe: async () => {} }),
+      checkHealth: async () => ({ ready: false, reason: 'bus down' }),
       close: async () => {},
     };
     const { service, group, backgroundErrors } = await setup({ events: broken });

@@ -71,6 +71,9 @@ export function createMemoryEventBus(options: MemoryEventBusOptions = {}): Event
         },
       };
     },
+    async checkHealth() {
+      return { ready: true };
+    },
     async close() {
       registry.clear();
     },

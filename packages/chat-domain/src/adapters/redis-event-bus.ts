@@ -1,7 +1,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { ChatError } from '../errors.js';
 import type { EventDelivery } from '../events.js';
-import type { EventBus, EventListener, EventSubscription } from '../ports/event-bus.js';
+import type { EventBus, EventBusHealth, EventListener, EventSubscription } from '../ports/event-bus.js';
 import { ListenerRegistry } from './memory-event-bus.js';
 
 /** Options of {@link openRedisEventBus}. */
@@ -12,8 +12,47 @@ export interface RedisEventBusOptions {
   channelPrefix?: string;
   /** Called when a listener throws, a message cannot be read or Redis refuses an unsubscribe. @default ignores the error */
   onError?: (error: unknown) => void;
+  /**
+   * Longest wait for Redis to answer the PING of {@link EventBus.checkHealth}: a health probe must
+   * answer well within the 3 s the server's health routes give every dependency. @default 1000
+   */
+  healthTimeoutMs?: number;
   /** Extra ioredis options (timeouts, TLS...). */
   redisOptions?: RedisOptions;
+}
+
+/**
+ * Ready when both connections are up and answer PING within `timeoutMs`; the reason names the
+ * connection and its state, never the URL (it may hold a password).
+ */
+async function probeRedis(
+  connections: ReadonlyArray<readonly [role: string, connection: Redis]>,
+  timeoutMs: number,
+): Promise<EventBusHealth> {
+  for (const [role, connection] of connections) {
+    if (connection.status !== 'ready') {
+      return { ready: false, reason: `the ${role} connection to Redis is ${connection.status}` };
+    }
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<EventBusHealth>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ready: false, reason: `Redis did not answer PING within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
+  });
+  const pings = Promise.all(connections.map(([, connection]) => connection.ping())).then(
+    (): EventBusHealth => ({ ready: true }),
+    (error: unknown): EventBusHealth => ({
+      ready: false,
+      reason: `Redis refused PING: ${error instanceof Error ? error.message : String(error)}`,
+    }),
+  );
+  try {
+    return await Promise.race([pings, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -23,6 +62,7 @@ export interface RedisEventBusOptions {
  */
 export async function openRedisEventBus(options: RedisEventBusOptions): Promise<EventBus> {
   const prefix = options.channelPrefix ?? 'collab-suite:chat:';
+  const healthTimeoutMs = options.healthTimeoutMs ?? 1000;
   const onError = options.onError ?? (() => {});
   const connectionOptions: RedisOptions = {
     lazyConnect: true,
@@ -89,6 +129,16 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
           }
         },
       };
+    },
+    async checkHealth() {
+      if (closed) return { ready: false, reason: 'the event bus is closed' };
+      return probeRedis(
+        [
+          ['publishing', publisher],
+          ['subscribing', subscriber],
+        ],
+        healthTimeoutMs,
+      );
     },
     async close() {
       if (closed) return;

@@ -6,6 +6,14 @@ export interface EventSubscription {
   unsubscribe(): Promise<void>;
 }
 
+/** What {@link EventBus.checkHealth} found. */
+export interface EventBusHealth {
+  /** Whether events published now reach the listeners of every instance. */
+  ready: boolean;
+  /** Why not, when not ready: e.g. `the publishing connection to Redis is reconnecting`. No secrets. */
+  reason?: string;
+}
+
 /** Receives deliveries for one user. */
 export type EventListener = (delivery: EventDelivery) => void;
 
@@ -21,6 +29,11 @@ export interface EventBus {
   publish(deliveries: readonly EventDelivery[]): Promise<void>;
   /** Listens to one user's deliveries; resolves once deliveries published afterwards will arrive. */
   subscribe(userId: string, listener: EventListener): Promise<EventSubscription>;
+  /**
+   * Asks the backend whether it answers now: an in-process bus always does, a networked one asks
+   * its server with a short timeout. Never rejects.
+   */
+  checkHealth(): Promise<EventBusHealth>;
   /** Releases connections; idempotent. */
   close(): Promise<void>;
 }

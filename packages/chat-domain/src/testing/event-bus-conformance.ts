@@ -77,5 +77,10 @@ export function describeEventBusConformance(name: string, open: () => Promise<Ev
     it('accepts an empty batch', async () => {
       await pair.publisher.publish([]);
     });
+
+    it('reports itself ready while its backend answers', async () => {
+      expect(await pair.publisher.checkHealth()).toEqual({ ready: true });
+      expect(await pair.subscriber.checkHealth()).toEqual({ ready: true });
+    });
   });
 }

@@ -6,6 +6,8 @@ export interface PrivateRedis {
   url: string;
   /** Kills the server (SIGKILL) and resolves once it is gone. */
   stop(): Promise<void>;
+  /** Starts a new, empty server on the same port once stopped (clients reconnect to it). */
+  restart(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -17,9 +19,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Starts `redis-server` (no persistence) and waits until it accepts connections. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+/** Spawns `redis-server` (no persistence) on `port`; resolves once it accepts connections. */
+async function spawnRedis(port: number): Promise<{ child: ChildProcess; exited: Promise<void> }> {
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
@@ -37,11 +38,23 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)),
     );
   });
+  return { child, exited };
+}
+
+/** Starts `redis-server` (no persistence) on a free port and waits until it accepts connections. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let running = await spawnRedis(port);
+  const stop = async () => {
+    running.child.kill('SIGKILL');
+    await running.exited;
+  };
   return {
     url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      child.kill('SIGKILL');
-      await exited;
+    stop,
+    async restart() {
+      await stop();
+      running = await spawnRedis(port);
     },
   };
 }

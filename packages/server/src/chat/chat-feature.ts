@@ -111,12 +111,20 @@ export async function createChatFeature(
       },
       {
         name: 'chat-events',
-        required: false,
-        check: async () => ({
-          live: true,
-          ready: true,
-          details: { bus: config.chat.redisUrl ? 'redis' : 'in-process', sockets: events.size() },
-        }),
+        // With Redis, events raised on one instance reach sockets on the others only through it:
+        // an instance that cannot reach Redis loses them, so it should not take traffic.
+        required: Boolean(config.chat.redisUrl),
+        unavailableStatus: 503,
+        unavailableMessage: 'the chat event bus (Redis) does not answer',
+        check: async () => {
+          const health = await ports.events.checkHealth();
+          const bus = config.chat.redisUrl ? 'redis' : 'in-process';
+          return {
+            live: true,
+            ready: health.ready,
+            details: { bus, sockets: events.size(), ...(health.reason ? { error: health.reason } : {}) },
+          };
+        },
       },
       meetings.health,
     ],

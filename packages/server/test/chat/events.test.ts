@@ -56,6 +56,19 @@ describe('WebSocket /events', () => {
     await server?.stop();
   });
 
+  it('reports the in-process bus in /health/ as ready and not required', async () => {
+    const health = (await (await fetch(`${server.url}/health/`)).json()) as {
+      dependencies: { name: string }[];
+    };
+    expect(health.dependencies.find((dependency) => dependency.name === 'chat-events')).toEqual({
+      name: 'chat-events',
+      required: false,
+      live: true,
+      ready: true,
+      details: { bus: 'in-process', sockets: expect.any(Number) },
+    });
+  });
+
   it('refuses an upgrade without a valid token with 401', async () => {
     for (const headers of [{}, { authorization: 'Bearer nope' }]) {
       const status = await new Promise<number | undefined>((resolve) => {

@@ -5,6 +5,27 @@ import { type ChatTestServer, type EventsClient, startChatServer, users } from '
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
+/** The `chat-events` entry of `/health/`. */
+async function chatEventsHealth(server: ChatTestServer): Promise<Record<string, unknown> | undefined> {
+  const response = await fetch(`${server.url}/health/`);
+  const health = (await response.json()) as { dependencies: { name: string }[] };
+  return health.dependencies.find((dependency) => dependency.name === 'chat-events');
+}
+
+/** Retries `assertion` until it passes, for at most `timeoutMs`. */
+async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 describe('chat events across two server instances on one Redis', () => {
   let first: ChatTestServer;
   let second: ChatTestServer;
@@ -43,11 +64,13 @@ describe('chat events across two server instances on one Redis', () => {
     });
   });
 
-  it('reports the Redis bus in /health/', async () => {
-    const response = await fetch(`${first.url}/health/`);
-    const health = (await response.json()) as { dependencies: { name: string; details?: unknown }[] };
-    expect(health.dependencies.find((dependency) => dependency.name === 'chat-events')).toMatchObject({
-      details: { bus: 'redis' },
+  it('reports the Redis bus in /health/ as ready and required', async () => {
+    expect(await chatEventsHealth(first)).toEqual({
+      name: 'chat-events',
+      required: true,
+      live: true,
+      ready: true,
+      details: { bus: 'redis', sockets: expect.any(Number) },
     });
   });
 });
@@ -69,6 +92,37 @@ describe('chat events while Redis is down', () => {
       const closeCode = await new Promise<number>((resolve) => during.once('close', (code) => resolve(code)));
       expect(closeCode).toBe(1011);
       expect((await server.as(a)('GET', '/rooms')).status).toBe(200);
+    } finally {
+      await server.stop();
+      await redis.stop();
+    }
+  });
+});
+
+describe('chat-events health while Redis is down', () => {
+  it('shows chat-events not ready with the reason, answers /health/ready/ 503, and recovers with Redis', async () => {
+    const redis = await startPrivateRedis();
+    const server = await startChatServer('sqlite', { env: { CHAT_REDIS_URL: redis.url } });
+    try {
+      expect((await fetch(`${server.url}/health/ready/`)).status).toBe(200);
+      await redis.stop();
+      await eventually(async () => {
+        expect(await chatEventsHealth(server)).toMatchObject({
+          required: true,
+          ready: false,
+          details: { bus: 'redis', error: expect.stringMatching(/connection to Redis is/) },
+        });
+      });
+      const ready = await fetch(`${server.url}/health/ready/`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toEqual({ detail: 'the chat event bus (Redis) does not answer' });
+      const overall = (await (await fetch(`${server.url}/health/`)).json()) as { ready: boolean };
+      expect(overall.ready).toBe(false);
+      await redis.restart();
+      await eventually(async () => {
+        expect(await chatEventsHealth(server)).toMatchObject({ ready: true, details: { bus: 'redis' } });
+      });
+      expect((await fetch(`${server.url}/health/ready/`)).status).toBe(200);
     } finally {
       await server.stop();
       await redis.stop();
