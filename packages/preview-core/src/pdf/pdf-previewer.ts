@@ -60,7 +60,7 @@ export function createPdfPreviewer(limits: PdfLimitsInput = {}): PdfPreviewer {
       assertPdfSize(bytes, parsed.maxInputBytes);
       const opened = await openPdf(bytes);
       try {
-        return renderPage(opened, 0, area, parsed.maxRenderPixels);
+        return renderPage(opened, 0, area, parsed.maxRenderPixels, { thumbnailOnly: true });
       } finally {
         opened.close();
       }

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PreviewError } from '../../src/errors.js';
+import { openPdf } from '../../src/pdf/open-pdf.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
+import { renderPage } from '../../src/pdf/render-page.js';
 import { encryptPdf, makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
 
 async function failure(promise: Promise<unknown>): Promise<PreviewError> {
@@ -101,17 +103,41 @@ describe('PDF previews (pdf-lib + mupdf)', () => {
 });
 
 describe('PDF first-page rendering (mupdf raw pixels)', () => {
-  it('renders the first page white with dark text, large enough to cover the area', async () => {
+  it('renders the top of the first page white with dark text, just what a 256x256 thumbnail keeps', async () => {
     const pdf = await makePdf(3);
     const pixels = await createPdfPreviewer().renderFirstPage(pdf, { width: 256, height: 256 });
     expect(pixels.channels).toBe(3);
     expect(pixels.width).toBe(256);
-    expect(Math.abs(pixels.height - (842 * 256) / 595)).toBeLessThanOrEqual(1);
+    expect(pixels.height).toBe(256);
     expect(pixels.data.byteLength).toBe(pixels.width * pixels.height * 3);
     const corner = Array.from(pixels.data.subarray(0, 3));
     expect(corner).toEqual([255, 255, 255]);
     const darkest = Math.min(...pixels.data.subarray(0, pixels.width * 3 * 40));
     expect(darkest).toBeLessThan(100);
+  });
+
+  it('draws the kept region with exactly the pixels of the whole page render', async () => {
+    for (const [width, height] of [
+      [595, 842],
+      [842, 595],
+    ] as const) {
+      const opened = await openPdf(await makePdf(1, [width, height]));
+      try {
+        const area = { width: 256, height: 256 };
+        const whole = renderPage(opened, 0, area, 16_000_000);
+        const region = renderPage(opened, 0, area, 16_000_000, { thumbnailOnly: true });
+        expect(region.width * region.height).toBeLessThan(whole.width * whole.height);
+        const left = Math.floor(whole.width / 2) - Math.floor(region.width / 2);
+        for (let row = 0; row < region.height; row += 1) {
+          const start = (row * whole.width + left) * 3;
+          const expected = whole.data.subarray(start, start + region.width * 3);
+          const actual = region.data.subarray(row * region.width * 3, (row + 1) * region.width * 3);
+          expect(Buffer.compare(actual, expected), `row ${row} of a ${width}x${height} page`).toBe(0);
+        }
+      } finally {
+        opened.close();
+      }
+    }
   });
 
   it('scales a render down to maxRenderPixels', async () => {
