@@ -1,6 +1,7 @@
 import { PreviewError } from '../errors.js';
 import type { DocumentType } from './document-type.js';
-import { listOleRootNames, looksLikeOle } from './ole-container.js';
+import { legacyPasswordProtection } from './legacy-office-encryption.js';
+import { looksLikeOle, openOleContainer } from './ole-container.js';
 import {
   listZipEntries,
   looksLikeZip,
@@ -67,11 +68,20 @@ async function detectZip(bytes: Uint8Array, limits: ZipLimits): Promise<Document
 }
 
 function detectOle(bytes: Uint8Array): DocumentType {
-  const names = new Set(listOleRootNames(bytes));
+  const container = openOleContainer(bytes);
+  const names = new Set(container.rootNames);
   if (names.has('EncryptionInfo') && names.has('EncryptedPackage')) {
     throw new PreviewError(
       'PASSWORD_PROTECTED',
       'the document is encrypted with a password (an encrypted Office Open XML package), so it cannot be previewed',
+    );
+  }
+  const protectedApplication = legacyPasswordProtection(container);
+  if (protectedApplication) {
+    throw new PreviewError(
+      'PASSWORD_PROTECTED',
+      `the ${protectedApplication} 97-2003 document is protected by a password, so it cannot be previewed`,
+      { details: { application: protectedApplication } },
     );
   }
   if (names.has('WordDocument')) return 'doc';
@@ -86,7 +96,8 @@ function detectOle(bytes: Uint8Array): DocumentType {
  * their top-level stream names. A zip container is refused past `limits` and every entry is inflated
  * once within its declared size, so a zip bomb named `.docx` never reaches the converter.
  * @throws {PreviewError} `UNREADABLE_INPUT` for empty, damaged or other content; `ARCHIVE_LIMIT_EXCEEDED`
- * for a zip container past `limits`; `PASSWORD_PROTECTED` for an encrypted Office Open XML file.
+ * for a zip container past `limits`; `PASSWORD_PROTECTED` for an encrypted Office Open XML or OpenDocument file and a doc, xls or ppt
+ * protected by a password.
  */
 export async function detectDocumentType(bytes: Uint8Array, limits: ZipLimits): Promise<DocumentType> {
   if (bytes.byteLength === 0) throw unsupported('0 bytes');

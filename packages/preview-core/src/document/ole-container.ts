@@ -7,6 +7,7 @@ const FREE_SECTOR = 0xffffffff;
 const NO_ENTRY = 0xffffffff;
 const HEADER_DIFAT_ENTRIES = 109;
 const ENTRY_BYTES = 128;
+const STREAM_ENTRY = 2;
 
 /** True when `bytes` start with the OLE2 compound-file signature. */
 export function looksLikeOle(bytes: Uint8Array): boolean {
@@ -66,49 +67,77 @@ function readFat(layout: Layout): Uint32Array {
   return fat;
 }
 
-function chain(layout: Layout, fat: Uint32Array, start: number): number[] {
+/** The sectors of a chain, at most `limit` of them, stopping early once `wanted` are known. */
+function chain(fat: Uint32Array, start: number, limit: number, wanted = Number.POSITIVE_INFINITY): number[] {
   const sectors: number[] = [];
+  const seen = new Set<number>();
   let sector = start;
-  while (sector !== END_OF_CHAIN) {
-    if (sectors.length > layout.sectorCount || sector >= fat.length)
-      throw damaged('its directory chain loops or breaks');
+  while (sector !== END_OF_CHAIN && sectors.length < wanted) {
+    if (sectors.length > limit || sector >= fat.length || seen.has(sector)) {
+      throw damaged('a sector chain loops or breaks');
+    }
+    seen.add(sector);
     sectors.push(sector);
     sector = fat[sector] ?? END_OF_CHAIN;
   }
   return sectors;
 }
 
+/** Copies the first `length` bytes of blocks of `unit` bytes starting at `offsets` in `bytes`. */
+function copyBlocks(bytes: Uint8Array, offsets: readonly number[], unit: number, length: number): Uint8Array {
+  const result = new Uint8Array(length);
+  offsets.forEach((offset, index) => {
+    const from = index * unit;
+    const count = Math.min(unit, length - from);
+    if (count <= 0) return;
+    if (offset + count > bytes.byteLength) throw damaged('a stream runs past the end of the file');
+    result.set(bytes.subarray(offset, offset + count), from);
+  });
+  if (offsets.length * unit < length) throw damaged('a stream chain is shorter than its declared size');
+  return result;
+}
+
 interface DirectoryEntry {
   readonly name: string;
+  readonly type: number;
   readonly left: number;
   readonly right: number;
   readonly child: number;
+  readonly start: number;
+  readonly size: number;
+}
+
+function readEntry(data: DataView, at: number): DirectoryEntry {
+  const nameBytes = Math.min(64, Math.max(0, data.getUint16(at + 64, true) - 2));
+  const raw = new Uint8Array(data.buffer, data.byteOffset + at, nameBytes);
+  return {
+    name: new TextDecoder('utf-16le').decode(raw),
+    type: data.getUint8(at + 66),
+    left: data.getUint32(at + 68, true),
+    right: data.getUint32(at + 72, true),
+    child: data.getUint32(at + 76, true),
+    start: data.getUint32(at + 116, true),
+    // Version 3 files may leave garbage in the high half; no stream here can pass 4 GiB anyway.
+    size: data.getUint32(at + 120, true),
+  };
 }
 
 function readDirectory(layout: Layout, fat: Uint32Array): DirectoryEntry[] {
   const entries: DirectoryEntry[] = [];
-  for (const sector of chain(layout, fat, layout.data.getUint32(48, true))) {
+  for (const sector of chain(fat, layout.data.getUint32(48, true), layout.sectorCount)) {
     const base = sectorOffset(layout, sector);
     for (let offset = 0; offset + ENTRY_BYTES <= layout.sectorSize; offset += ENTRY_BYTES) {
-      const at = base + offset;
-      const nameBytes = Math.min(64, Math.max(0, layout.data.getUint16(at + 64, true) - 2));
-      const raw = new Uint8Array(layout.data.buffer, layout.data.byteOffset + at, nameBytes);
-      entries.push({
-        name: new TextDecoder('utf-16le').decode(raw),
-        left: layout.data.getUint32(at + 68, true),
-        right: layout.data.getUint32(at + 72, true),
-        child: layout.data.getUint32(at + 76, true),
-      });
+      entries.push(readEntry(layout.data, base + offset));
     }
   }
   return entries;
 }
 
-/** Names of the root storage's direct children: walks the red-black tree of siblings under the root. */
-function rootChildren(entries: readonly DirectoryEntry[]): string[] {
+/** The root storage's direct children: walks the red-black tree of siblings under the root. */
+function rootChildren(entries: readonly DirectoryEntry[]): DirectoryEntry[] {
   const root = entries[0];
   if (!root) throw damaged('its directory is empty');
-  const names: string[] = [];
+  const children: DirectoryEntry[] = [];
   const seen = new Set<number>();
   const pending = [root.child];
   while (pending.length > 0) {
@@ -117,19 +146,73 @@ function rootChildren(entries: readonly DirectoryEntry[]): string[] {
     const entry = entries[index];
     if (!entry) throw damaged(`its directory points at missing entry ${index}`);
     seen.add(index);
-    names.push(entry.name);
+    children.push(entry);
     pending.push(entry.left, entry.right);
   }
-  return names;
+  return children;
+}
+
+/** A parsed OLE2 compound file: the names at its top and the bytes of its top-level streams. */
+export interface OleContainer {
+  /** Names of the root storage's children, e.g. `WordDocument`, `Workbook`, `PowerPoint Document`. */
+  readonly rootNames: readonly string[];
+  /**
+   * The first `maxBytes` bytes (all when shorter) of the top-level stream `name`, or undefined when
+   * there is no such stream.
+   * @throws {PreviewError} `UNREADABLE_INPUT` when its sector chain is damaged.
+   */
+  readStream(name: string, maxBytes: number): Uint8Array | undefined;
+}
+
+interface Parsed {
+  readonly bytes: Uint8Array;
+  readonly layout: Layout;
+  readonly fat: Uint32Array;
+  readonly root: DirectoryEntry;
+}
+
+/** The first `length` bytes of the chain of regular sectors starting at `start`. */
+function readSectors(parsed: Parsed, start: number, length: number): Uint8Array {
+  const { layout, fat, bytes } = parsed;
+  const sectors = chain(fat, start, layout.sectorCount, Math.ceil(length / layout.sectorSize));
+  const offsets = sectors.map((sector) => sectorOffset(layout, sector));
+  return copyBlocks(bytes, offsets, layout.sectorSize, length);
+}
+
+/** A stream under the mini-stream cutoff: its 64-byte mini sectors live inside the root's stream. */
+function readMiniStream(parsed: Parsed, entry: DirectoryEntry, length: number): Uint8Array {
+  const { layout, fat, root, bytes } = parsed;
+  const miniShift = layout.data.getUint16(32, true);
+  if (miniShift !== 6) throw damaged(`its mini sector size 2^${miniShift} is not 64 bytes`);
+  const miniSize = 1 << miniShift;
+  const miniFatSectors = Math.min(layout.data.getUint32(64, true), layout.sectorCount);
+  const miniFatBytes = readSectors(
+    parsed,
+    layout.data.getUint32(60, true),
+    miniFatSectors * layout.sectorSize,
+  );
+  const miniFat = new Uint32Array(miniFatBytes.byteLength / 4);
+  const view = new DataView(miniFatBytes.buffer, miniFatBytes.byteOffset, miniFatBytes.byteLength);
+  for (let index = 0; index < miniFat.length; index += 1) miniFat[index] = view.getUint32(index * 4, true);
+  const containerSectors = chain(fat, root.start, layout.sectorCount);
+  const miniSectors = chain(miniFat, entry.start, miniFat.length, Math.ceil(length / miniSize));
+  const offsets = miniSectors.map((miniSector) => {
+    const position = miniSector * miniSize;
+    const sector = containerSectors[Math.floor(position / layout.sectorSize)];
+    if (sector === undefined || position + miniSize > root.size) {
+      throw damaged(`mini sector ${miniSector} lies past the end of the mini stream`);
+    }
+    return sectorOffset(layout, sector) + (position % layout.sectorSize);
+  });
+  return copyBlocks(bytes, offsets, miniSize, length);
 }
 
 /**
- * Names of the streams and storages at the top of an OLE2 compound file (e.g. `WordDocument`,
- * `Workbook`, `PowerPoint Document`). Only the header, FAT and directory are read; every chain is
- * bounded by the file's sector count.
+ * Parses the header, FAT and directory of an OLE2 compound file; streams are read only when asked
+ * for, and every chain is bounded by the file's sector count.
  * @throws {PreviewError} `UNREADABLE_INPUT` when the file is truncated or its structures are damaged.
  */
-export function listOleRootNames(bytes: Uint8Array): string[] {
+export function openOleContainer(bytes: Uint8Array): OleContainer {
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const shift = data.getUint16(30, true);
   if (shift !== 9 && shift !== 12) throw damaged(`its sector size 2^${shift} is neither 512 nor 4096 bytes`);
@@ -137,5 +220,22 @@ export function listOleRootNames(bytes: Uint8Array): string[] {
   const sectorCount = Math.floor(bytes.byteLength / sectorSize) - 1;
   if (sectorCount < 1) throw damaged('it has no sectors after the header');
   const layout = { data, sectorSize, sectorCount };
-  return rootChildren(readDirectory(layout, readFat(layout)));
+  const fat = readFat(layout);
+  const entries = readDirectory(layout, fat);
+  const children = rootChildren(entries);
+  const root = entries[0] as DirectoryEntry;
+  const parsed: Parsed = { bytes, layout, fat, root };
+  const cutoff = data.getUint32(56, true);
+  return {
+    rootNames: children.map((entry) => entry.name),
+    readStream(name, maxBytes) {
+      const entry = children.find((child) => child.name === name && child.type === STREAM_ENTRY);
+      if (!entry) return undefined;
+      const length = Math.min(entry.size, maxBytes);
+      if (length === 0) return new Uint8Array(0);
+      return entry.size < cutoff
+        ? readMiniStream(parsed, entry, length)
+        : readSectors(parsed, entry.start, length);
+    },
+  };
 }

@@ -117,14 +117,48 @@ function deflatedZeros(mebibytes: number) {
   return { bytes, crc, size: mebibytes * 1024 * 1024 };
 }
 
+/** A top-level stream of {@link makeCompoundFile}: a name, or a name and its bytes (under 4096). */
+export type CompoundStreamSpec = string | { readonly name: string; readonly data: Uint8Array };
+
+const SECTOR = 512;
+const MINI_SECTOR = 64;
+const END_OF_CHAIN = 0xfffffffe;
+const FREE = 0xffffffff;
+
+/** Writes one directory entry (MS-CFB 2.6): name, type, siblings, child, start sector and size. */
+function writeEntry(
+  file: Buffer,
+  at: number,
+  entry: { name: string; type: number; right: number; child: number; start: number; size: number },
+): void {
+  const encoded = Buffer.from(`${entry.name}\0`, 'utf16le');
+  encoded.copy(file, at);
+  file.writeUInt16LE(encoded.byteLength, at + 64);
+  file.writeUInt8(entry.type, at + 66);
+  file.writeUInt32LE(FREE, at + 68);
+  file.writeUInt32LE(entry.right, at + 72);
+  file.writeUInt32LE(entry.child, at + 76);
+  file.writeUInt32LE(entry.start, at + 116);
+  file.writeUInt32LE(entry.size, at + 120);
+}
+
 /**
- * A minimal OLE2 compound file (512-byte sectors) whose root storage holds empty streams with the
- * given names (at most three), like the top level of a doc, xls, ppt or encrypted OOXML file.
+ * A minimal OLE2 compound file built from the MS-CFB layout (version 3, 512-byte sectors): sector 0
+ * holds the FAT, 1 the directory, 2 the mini FAT, then the mini stream holding the streams' bytes in
+ * 64-byte mini sectors (as real files keep streams under 4096 bytes). The root storage holds up to
+ * three streams, like the top level of a doc, xls, ppt or encrypted OOXML file.
  */
-export function makeCompoundFile(streamNames: readonly string[]): Uint8Array {
-  if (streamNames.length > 3) throw new Error('at most three streams fit this minimal layout');
-  const sector = 512;
-  const file = Buffer.alloc(sector * 3, 0);
+export function makeCompoundFile(streams: readonly CompoundStreamSpec[]): Uint8Array {
+  if (streams.length > 3) throw new Error('at most three streams fit this minimal layout');
+  const specs = streams.map((stream) =>
+    typeof stream === 'string' ? { name: stream, data: new Uint8Array(0) } : stream,
+  );
+  const miniSectors = specs.map((spec) => Math.ceil(spec.data.byteLength / MINI_SECTOR));
+  const totalMini = miniSectors.reduce((sum, count) => sum + count, 0);
+  if (totalMini > SECTOR / 4)
+    throw new Error('the streams need more mini sectors than one mini FAT sector holds');
+  const miniStreamSectors = Math.ceil((totalMini * MINI_SECTOR) / SECTOR);
+  const file = Buffer.alloc(SECTOR * (4 + miniStreamSectors), 0);
   Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(file, 0);
   file.writeUInt16LE(0x3e, 24);
   file.writeUInt16LE(3, 26);
@@ -133,32 +167,54 @@ export function makeCompoundFile(streamNames: readonly string[]): Uint8Array {
   file.writeUInt16LE(6, 32);
   file.writeUInt32LE(1, 44); // one FAT sector
   file.writeUInt32LE(1, 48); // directory starts at sector 1
-  file.writeUInt32LE(4096, 56);
-  file.writeUInt32LE(0xfffffffe, 60);
-  file.writeUInt32LE(0xfffffffe, 68);
-  for (let index = 0; index < 109; index += 1)
-    file.writeUInt32LE(index === 0 ? 0 : 0xffffffff, 76 + index * 4);
-  const fat = sector; // sector 0
+  file.writeUInt32LE(4096, 56); // mini-stream cutoff
+  file.writeUInt32LE(2, 60); // mini FAT at sector 2
+  file.writeUInt32LE(1, 64);
+  file.writeUInt32LE(END_OF_CHAIN, 68);
+  for (let index = 0; index < 109; index += 1) file.writeUInt32LE(index === 0 ? 0 : FREE, 76 + index * 4);
+  const fat = SECTOR; // sector 0
+  for (let index = 0; index < SECTOR / 4; index += 1) file.writeUInt32LE(FREE, fat + index * 4);
   file.writeUInt32LE(0xfffffffd, fat);
-  file.writeUInt32LE(0xfffffffe, fat + 4);
-  for (let index = 2; index < 128; index += 1) file.writeUInt32LE(0xffffffff, fat + index * 4);
-  const names = ['Root Entry', ...streamNames];
-  names.forEach((name, index) => {
-    const at = sector * 2 + index * 128;
-    const encoded = Buffer.from(`${name}\0`, 'utf16le');
-    encoded.copy(file, at);
-    file.writeUInt16LE(encoded.byteLength, at + 64);
-    file.writeUInt8(index === 0 ? 5 : 2, at + 66);
-    file.writeUInt32LE(0xffffffff, at + 68);
-    file.writeUInt32LE(index > 0 && index < names.length - 1 ? index + 1 : 0xffffffff, at + 72);
-    file.writeUInt32LE(index === 0 && names.length > 1 ? 1 : 0xffffffff, at + 76);
-    file.writeUInt32LE(0xfffffffe, at + 116);
+  file.writeUInt32LE(END_OF_CHAIN, fat + 4);
+  file.writeUInt32LE(END_OF_CHAIN, fat + 8);
+  for (let index = 0; index < miniStreamSectors; index += 1) {
+    const sector = 3 + index;
+    file.writeUInt32LE(index === miniStreamSectors - 1 ? END_OF_CHAIN : sector + 1, fat + sector * 4);
+  }
+  const miniFat = SECTOR * 3; // sector 2
+  for (let index = 0; index < SECTOR / 4; index += 1) file.writeUInt32LE(FREE, miniFat + index * 4);
+  const directory = SECTOR * 2; // sector 1
+  writeEntry(file, directory, {
+    name: 'Root Entry',
+    type: 5,
+    right: FREE,
+    child: specs.length > 0 ? 1 : FREE,
+    start: miniStreamSectors > 0 ? 3 : END_OF_CHAIN,
+    size: totalMini * MINI_SECTOR,
   });
-  for (let index = names.length; index < 4; index += 1) {
-    const at = sector * 2 + index * 128;
-    file.writeUInt32LE(0xffffffff, at + 68);
-    file.writeUInt32LE(0xffffffff, at + 72);
-    file.writeUInt32LE(0xffffffff, at + 76);
+  let nextMini = 0;
+  specs.forEach((spec, index) => {
+    const count = miniSectors[index] ?? 0;
+    for (let slot = 0; slot < count; slot += 1) {
+      const mini = nextMini + slot;
+      file.writeUInt32LE(slot === count - 1 ? END_OF_CHAIN : mini + 1, miniFat + mini * 4);
+    }
+    Buffer.from(spec.data).copy(file, SECTOR * 4 + nextMini * MINI_SECTOR);
+    writeEntry(file, directory + (index + 1) * 128, {
+      name: spec.name,
+      type: 2,
+      right: index < specs.length - 1 ? index + 2 : FREE,
+      child: FREE,
+      start: count > 0 ? nextMini : END_OF_CHAIN,
+      size: spec.data.byteLength,
+    });
+    nextMini += count;
+  });
+  for (let index = specs.length + 1; index < 4; index += 1) {
+    const at = directory + index * 128;
+    file.writeUInt32LE(FREE, at + 68);
+    file.writeUInt32LE(FREE, at + 72);
+    file.writeUInt32LE(FREE, at + 76);
   }
   return file;
 }

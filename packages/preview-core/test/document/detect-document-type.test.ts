@@ -76,6 +76,46 @@ describe('detectDocumentType recognises documents by content', () => {
     expect(other.message).toContain('not a Word, Excel or PowerPoint document');
   });
 
+  for (const [name, application] of [
+    ['protected-text.doc', 'Word'],
+    ['protected-spreadsheet.xls', 'Excel'],
+  ] as const) {
+    it(`answers PASSWORD_PROTECTED for ${name}, saved with a password by LibreOffice`, async () => {
+      const error = await failure(detectDocumentType(await sampleDocument(name), LIMITS));
+      expect(error.code).toBe('PASSWORD_PROTECTED');
+      expect(error.message).toBe(
+        `the ${application} 97-2003 document is protected by a password, so it cannot be previewed`,
+      );
+      expect(error.details).toEqual({ application });
+    });
+  }
+
+  it('answers PASSWORD_PROTECTED for a ppt whose CurrentUserAtom is marked encrypted (built from MS-PPT)', async () => {
+    // LibreOffice 7.4 cannot save a PowerPoint 97 file with a password, so this one is built by hand.
+    const atom = Buffer.alloc(28);
+    atom.writeUInt16LE(0x0ff6, 2);
+    atom.writeUInt32LE(20, 4);
+    atom.writeUInt32LE(0x14, 8);
+    atom.writeUInt32LE(0xf3d1c4df, 12);
+    const encrypted = makeCompoundFile([{ name: 'Current User', data: atom }, 'PowerPoint Document']);
+    const error = await failure(detectDocumentType(encrypted, LIMITS));
+    expect(error.code).toBe('PASSWORD_PROTECTED');
+    expect(error.message).toContain('PowerPoint 97-2003 document is protected by a password');
+    atom.writeUInt32LE(0xe391c05f, 12);
+    const plain = makeCompoundFile([{ name: 'Current User', data: atom }, 'PowerPoint Document']);
+    expect(await detectDocumentType(plain, LIMITS)).toBe('ppt');
+  });
+
+  it('refuses a doc whose WordDocument stream points past the end of the file as UNREADABLE_INPUT', async () => {
+    const file = Buffer.from(makeCompoundFile([{ name: 'WordDocument', data: new Uint8Array(64) }]));
+    const entry = 512 * 2 + 128; // the directory's second entry
+    file.writeUInt32LE(40, entry + 116); // start sector 40 of a 5-sector file
+    file.writeUInt32LE(5000, entry + 120); // over the 4096-byte cutoff: regular sectors
+    const error = await failure(detectDocumentType(file, LIMITS));
+    expect(error.code).toBe('UNREADABLE_INPUT');
+    expect(error.message).toContain('expected a complete OLE2 compound file');
+  });
+
   it('answers PASSWORD_PROTECTED for encrypted OOXML and encrypted OpenDocument files', async () => {
     const ooxml = await failure(
       detectDocumentType(makeCompoundFile(['EncryptionInfo', 'EncryptedPackage']), LIMITS),

@@ -61,6 +61,20 @@ describe('document previews with the in-memory converter', () => {
     expect(converter.requests).toHaveLength(0);
   });
 
+  it('refuses doc and xls files saved with a password with PASSWORD_PROTECTED, converting nothing', async () => {
+    const { service, converter } = setup();
+    for (const name of ['protected-text.doc', 'protected-spreadsheet.xls']) {
+      await expect(service.preview(await sampleDocument(name))).rejects.toMatchObject({
+        code: 'PASSWORD_PROTECTED',
+        message: expect.stringContaining('protected by a password'),
+      });
+      await expect(service.thumbnail(await sampleDocument(name), { area: '64x64' })).rejects.toMatchObject({
+        code: 'PASSWORD_PROTECTED',
+      });
+    }
+    expect(converter.requests).toHaveLength(0);
+  });
+
   it('refuses a document above maxInputBytes with INPUT_TOO_LARGE', async () => {
     const { service } = setup({ maxInputBytes: docx.byteLength - 1 });
     await expect(service.preview(docx)).rejects.toMatchObject({

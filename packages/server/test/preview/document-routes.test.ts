@@ -101,6 +101,23 @@ describe('document routes with a warm LibreOffice pool', () => {
     expect(next.status).toBe(200);
   });
 
+  it('answers 400 naming the password for doc and xls files saved with one, without converting them', async () => {
+    const before = (await converterDetails()).conversions;
+    for (const name of ['protected-text.doc', 'protected-spreadsheet.xls']) {
+      const response = await upload(`${server.url}/preview/document/`, await sampleDocument(name));
+      expect(response.status).toBe(400);
+      expect(await detailOf(response)).toMatch(
+        /^the (Word|Excel) 97-2003 document is protected by a password/,
+      );
+      const thumbnail = await upload(
+        `${server.url}/preview/document/64x64/thumbnail/`,
+        await sampleDocument(name),
+      );
+      expect(thumbnail.status).toBe(400);
+    }
+    expect((await converterDetails()).conversions).toBe(before);
+  });
+
   it('answers 400 for a document LibreOffice cannot open and for a first_page past the end', async () => {
     const damaged = (await sampleDocument('text.docx')).slice();
     damaged.fill(0x41, 100, 1500);
