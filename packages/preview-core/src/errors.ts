@@ -13,6 +13,8 @@ export type PreviewErrorCode =
   | 'TOO_MANY_PIXELS'
   /** The requested output is larger than the configured maximum side. */
   | 'OUTPUT_TOO_LARGE'
+  /** Rendering the input took longer than the configured time and was stopped (the input is too costly). */
+  | 'RENDER_TIMEOUT'
   /** The input has more bytes than the configured limit. */
   | 'INPUT_TOO_LARGE'
   /** The stored file does not exist in the storage. */

@@ -92,7 +92,13 @@ export {
   type InputFormat,
 } from './image/output-format.js';
 export type { RawPixels, RenderedImage } from './image/render-image.js';
-export { renderImageBytes, renderRawPixels, resolveArea } from './image/render-request.js';
+export {
+  type ImageRenderPlan,
+  planImageBytes,
+  renderImageBytes,
+  renderRawPixels,
+  resolveArea,
+} from './image/render-request.js';
 export { type PreviewLimits, type PreviewLimitsInput, previewLimitsSchema } from './limits/preview-limits.js';
 export { createRenderQueue, type RenderQueue, type RenderQueueStats } from './limits/render-queue.js';
 export { type PageRangeRequest, type PageSelection, resolvePageSelection } from './pdf/page-selection.js';
@@ -106,6 +112,7 @@ export { createPdfPreviewer, type PdfPreview, type PdfPreviewer } from './pdf/pd
 export { type PageRender, planPageRender } from './pdf/render-scale.js';
 export {
   createPreviewService,
+  type PlannedImage,
   type PreviewInput,
   type PreviewService,
   type PreviewServiceOptions,

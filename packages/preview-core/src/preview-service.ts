@@ -10,7 +10,7 @@ import {
   type RenderOptions,
 } from './image/image-options.js';
 import type { RawPixels, RenderedImage } from './image/render-image.js';
-import { renderImageBytes, renderRawPixels, resolveArea } from './image/render-request.js';
+import { planImageBytes, renderImageBytes, renderRawPixels, resolveArea } from './image/render-request.js';
 import { type PreviewLimits, previewLimitsSchema } from './limits/preview-limits.js';
 import { createRenderQueue, type RenderQueueStats } from './limits/render-queue.js';
 import type { StoredFileRef, StoredFileSource } from './storage/stored-file-source.js';
@@ -38,6 +38,15 @@ export type PreviewInput = Uint8Array | { readonly storedFile: StoredFileRef };
 /** Health figures of a preview service. */
 export type PreviewServiceStats = RenderQueueStats;
 
+/** What a preview or thumbnail would be, found from the input's header without rendering it. */
+export interface PlannedImage {
+  readonly format: RenderedImage['format'];
+  readonly width: number;
+  readonly height: number;
+  /** Frames of the output: more than 1 only for animated GIF output. */
+  readonly frames: number;
+}
+
 /** Image previews and thumbnails with bounded concurrency; see {@link createPreviewService}. */
 export interface PreviewService {
   readonly limits: PreviewLimits;
@@ -45,7 +54,7 @@ export interface PreviewService {
    * A preview: fitted with borders (transparent in png, black in jpeg), or cropped with `crop`.
    * Defaults to the source's format (svg and webp give png).
    * @throws {PreviewError} `INVALID_AREA`, `INVALID_OPTION`, `UNREADABLE_INPUT`, `INPUT_TOO_LARGE`,
-   * `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `BUSY`.
+   * `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `BUSY`, `RENDER_TIMEOUT`.
    */
   imagePreview(input: PreviewInput, request: ImagePreviewRequest): Promise<RenderedImage>;
   /**
@@ -55,9 +64,20 @@ export interface PreviewService {
   imageThumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<RenderedImage>;
   /**
    * A thumbnail of uncompressed pixels, e.g. a PDF page (use `cropPosition: 'top'`).
-   * @throws {PreviewError} `INVALID_OPTION`, `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`, `BUSY`.
+   * @throws {PreviewError} `INVALID_OPTION`, `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`, `BUSY`, `RENDER_TIMEOUT`.
    */
   thumbnailFromPixels(pixels: RawPixels, request: ImageThumbnailRequest): Promise<RenderedImage>;
+  /**
+   * What {@link PreviewService.imagePreview} would answer, without rendering and outside the render
+   * queue: reads the input, then checks its header, the options and the limits (e.g. for HTTP HEAD).
+   * @throws {PreviewError} the codes of `imagePreview` except `BUSY` and `RENDER_TIMEOUT`.
+   */
+  planImagePreview(input: PreviewInput, request: ImagePreviewRequest): Promise<PlannedImage>;
+  /**
+   * What {@link PreviewService.imageThumbnail} would answer, without rendering (see `planImagePreview`).
+   * @throws {PreviewError} the codes of `imageThumbnail` except `BUSY` and `RENDER_TIMEOUT`.
+   */
+  planImageThumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<PlannedImage>;
   /**
    * Reads the bytes of an input: uploaded bytes as they are, stored files through the source.
    * @throws {PreviewError} `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `INPUT_TOO_LARGE`, `INVALID_OPTION`.
@@ -132,6 +152,20 @@ export function createPreviewService(serviceOptions: PreviewServiceOptions = {})
     return queue.run(() => renderImageBytes(bytes, options, limits), signal);
   };
 
+  const planInput = async (
+    input: PreviewInput,
+    options: RenderOptions,
+    signal?: AbortSignal,
+  ): Promise<PlannedImage> => {
+    const { format, animated, plan, source } = await planImageBytes(
+      await readInput(input, signal),
+      options,
+      limits,
+    );
+    const { width, height } = plan.canvas;
+    return { format, width, height, frames: animated ? source.frames : 1 };
+  };
+
   return {
     limits,
     async imagePreview(input, request) {
@@ -145,6 +179,14 @@ export function createPreviewService(serviceOptions: PreviewServiceOptions = {})
     async thumbnailFromPixels(pixels, request) {
       const { options, signal } = thumbnailOptions(request, limits.maxOutputSide);
       return queue.run(() => renderRawPixels(pixels, options, limits), signal);
+    },
+    async planImagePreview(input, request) {
+      const { options, signal } = previewOptions(request, limits.maxOutputSide);
+      return planInput(input, options, signal);
+    },
+    async planImageThumbnail(input, request) {
+      const { options, signal } = thumbnailOptions(request, limits.maxOutputSide);
+      return planInput(input, options, signal);
     },
     readInput,
     schedule: (task, signal) => queue.run(task, signal),

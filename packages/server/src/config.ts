@@ -53,6 +53,8 @@ export const environmentSchema = z.object({
   PREVIEW_MAX_CONCURRENT_RENDERS: integer(1).default(4),
   /** Renders waiting for a slot; past it requests get 503 with Retry-After. */
   PREVIEW_MAX_QUEUED_RENDERS: integer(0).default(32),
+  /** Longest one image render (also the resize of a PDF/document thumbnail) may work, in seconds (400 past it). */
+  PREVIEW_RENDER_TIMEOUT_SECONDS: integer(1).max(3600).default(20),
   /** Most pages one PDF or document preview may copy (the whole document is never limited). */
   PREVIEW_MAX_PDF_PAGES: integer(1).default(500),
   /** Most pixels of a rendered PDF page for a thumbnail; larger renders are scaled down. */
@@ -179,6 +181,7 @@ export interface ServerConfig {
     maxOutputSide: number;
     maxConcurrentRenders: number;
     maxQueuedRenders: number;
+    renderTimeoutSeconds: number;
     maxPdfPages: number;
     maxRenderPixels: number;
   };
@@ -267,6 +270,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxOutputSide: values.PREVIEW_MAX_OUTPUT_SIDE,
       maxConcurrentRenders: values.PREVIEW_MAX_CONCURRENT_RENDERS,
       maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
+      renderTimeoutSeconds: values.PREVIEW_RENDER_TIMEOUT_SECONDS,
       maxPdfPages: values.PREVIEW_MAX_PDF_PAGES,
       maxRenderPixels: values.PREVIEW_MAX_RENDER_PIXELS,
     },

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { PreviewError } from '../errors.js';
-import type { ImageThumbnailRequest } from '../image/image-options.js';
+import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
 import type { PageRangeRequest } from '../pdf/page-selection.js';
-import { assertPageThumbnailFormat, type PdfPreviewService } from '../pdf/pdf-preview-service.js';
+import {
+  assertPageThumbnailFormat,
+  type PdfPreviewService,
+  pageThumbnailFormat,
+} from '../pdf/pdf-preview-service.js';
 import type { PdfPreview } from '../pdf/pdf-previewer.js';
 import type { PreviewInput, PreviewService } from '../preview-service.js';
 import {
@@ -101,6 +105,23 @@ export interface DocumentPreviewService {
     input: PreviewInput,
     request: ImageThumbnailRequest & DocumentRequestOptions,
   ): Promise<RenderedImage>;
+  /**
+   * Recognises the document as `preview` would before converting it (checks the locale, reads the
+   * input, checks its size and content, refuses zip bombs and password-protected files), without
+   * converting or queueing anything (e.g. for HTTP HEAD).
+   * @throws {PreviewError} `INVALID_OPTION` (locale), `UNREADABLE_INPUT`, `ARCHIVE_LIMIT_EXCEEDED`,
+   * `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`.
+   */
+  planPreview(input: PreviewInput, request?: DocumentRequestOptions): Promise<{ documentType: DocumentType }>;
+  /**
+   * The output format `thumbnail` would answer, after the checks of its options and of `planPreview`.
+   * @throws {PreviewError} `INVALID_AREA`, `OUTPUT_TOO_LARGE`, `INVALID_OPTION` (gif output), and the
+   * codes of `planPreview`.
+   */
+  planThumbnail(
+    input: PreviewInput,
+    request: ImageThumbnailRequest & DocumentRequestOptions,
+  ): Promise<{ format: OutputFormat; documentType: DocumentType }>;
   status(): DocumentPreviewStatus;
 }
 
@@ -124,18 +145,22 @@ export function createDocumentPreviewService(options: {
     maxCompressionRatio: limits.maxCompressionRatio,
   };
 
+  const recognise = async (input: PreviewInput, signal: AbortSignal | undefined) => {
+    const data = await previewService.readInput(input, signal);
+    if (data.byteLength > limits.maxInputBytes) {
+      throw new PreviewError(
+        'INPUT_TOO_LARGE',
+        `expected a document of at most ${limits.maxInputBytes} bytes but received ${data.byteLength} bytes`,
+        { details: { bytes: data.byteLength, maxInputBytes: limits.maxInputBytes } },
+      );
+    }
+    return { data, type: await detectDocumentType(data, zipLimits) };
+  };
+
   const convert = async (input: PreviewInput, request: DocumentRequestOptions): Promise<ConvertedPdf> => {
     const locale = normaliseLocale(request.locale, limits.defaultLocale);
     const run = async () => {
-      const data = await previewService.readInput(input, request.signal);
-      if (data.byteLength > limits.maxInputBytes) {
-        throw new PreviewError(
-          'INPUT_TOO_LARGE',
-          `expected a document of at most ${limits.maxInputBytes} bytes but received ${data.byteLength} bytes`,
-          { details: { bytes: data.byteLength, maxInputBytes: limits.maxInputBytes } },
-        );
-      }
-      const type = await detectDocumentType(data, zipLimits);
+      const { data, type } = await recognise(input, request.signal);
       const pdf = await converter.convert({ data, type, locale, signal: request.signal });
       return { pdf, type };
     };
@@ -155,6 +180,16 @@ export function createDocumentPreviewService(options: {
       resolveArea(request.area, previewService.limits.maxOutputSide);
       const { pdf } = await convert(input, request);
       return pdfService.thumbnail(pdf, request);
+    },
+    async planPreview(input, request = {}) {
+      normaliseLocale(request.locale, limits.defaultLocale);
+      return { documentType: (await recognise(input, request.signal)).type };
+    },
+    async planThumbnail(input, request) {
+      const format = pageThumbnailFormat(request, 'document');
+      resolveArea(request.area, previewService.limits.maxOutputSide);
+      normaliseLocale(request.locale, limits.defaultLocale);
+      return { format, documentType: (await recognise(input, request.signal)).type };
     },
     status: () => ({ converter: converter.status(), cache: cache?.stats() }),
   };

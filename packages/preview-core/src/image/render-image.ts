@@ -32,6 +32,8 @@ export interface RenderJob {
   readonly shape: ThumbnailShape;
   readonly animated: boolean;
   readonly maxInputPixels: number;
+  /** libvips stops the render after this many seconds of work (`RENDER_TIMEOUT`). */
+  readonly timeoutSeconds: number;
 }
 
 const BLACK = { r: 0, g: 0, b: 0, alpha: 1 };
@@ -90,8 +92,17 @@ function encode(image: Sharp, job: RenderJob): Sharp {
   return image.gif();
 }
 
-function describeFailure(error: unknown): PreviewError {
+function describeFailure(error: unknown, job: RenderJob): PreviewError {
   const text = error instanceof Error ? error.message : String(error);
+  const timedOut = /^timeout: (\d+)% complete/.exec(text);
+  if (timedOut) {
+    const progress = timedOut[1];
+    return new PreviewError(
+      'RENDER_TIMEOUT',
+      `expected the image to render within the limit of ${job.timeoutSeconds} s but it was stopped at ${progress}% done; the input is too costly to render (e.g. heavy SVG filters or a huge GIF)`,
+      { details: { timeoutSeconds: job.timeoutSeconds }, cause: error },
+    );
+  }
   if (/pixel limit/i.test(text)) {
     return new PreviewError('TOO_MANY_PIXELS', 'the input image has more pixels than the configured limit', {
       cause: error,
@@ -105,13 +116,14 @@ function describeFailure(error: unknown): PreviewError {
 }
 
 /**
- * Runs one render with sharp: orient, scale, crop, add borders, shape, flatten (jpeg) and encode.
+ * Runs one render with sharp: orient, scale, crop, add borders, shape, flatten (jpeg) and encode, with
+ * libvips' own timeout, which stops the work itself (a JavaScript timer could only stop waiting for it).
  * @throws {PreviewError} `UNREADABLE_INPUT` when the pixels cannot be decoded (truncated or corrupt
- * data); `TOO_MANY_PIXELS` when sharp's own pixel guard trips.
+ * data); `TOO_MANY_PIXELS` when sharp's own pixel guard trips; `RENDER_TIMEOUT` past `timeoutSeconds`.
  */
 export async function renderImage(job: RenderJob): Promise<RenderedImage> {
   try {
-    const image = encode(applyGeometry(openInput(job), job), job);
+    const image = encode(applyGeometry(openInput(job), job), job).timeout({ seconds: job.timeoutSeconds });
     const { data, info } = await image.toBuffer({ resolveWithObject: true });
     const frames = info.pages ?? 1;
     return {
@@ -122,6 +134,6 @@ export async function renderImage(job: RenderJob): Promise<RenderedImage> {
       frames: job.format === 'gif' ? frames : 1,
     };
   } catch (error) {
-    throw describeFailure(error);
+    throw describeFailure(error, job);
   }
 }

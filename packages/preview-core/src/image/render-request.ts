@@ -2,8 +2,8 @@ import { PreviewError } from '../errors.js';
 import type { PreviewLimits } from '../limits/preview-limits.js';
 import { type Area, assertAreaWithinLimit, parseArea } from './area.js';
 import { planCrop, planFit, type RenderPlan } from './geometry.js';
-import type { RenderOptions } from './image-options.js';
-import { assertPixelsWithinLimit, inspectImage } from './inspect-image.js';
+import type { OutputFormat, RenderOptions } from './image-options.js';
+import { assertPixelsWithinLimit, type ImageInfo, inspectImage } from './inspect-image.js';
 import { chooseOutputFormat } from './output-format.js';
 import { type RawPixels, type RenderedImage, renderImage } from './render-image.js';
 
@@ -30,30 +30,53 @@ function planFor(
   return plan;
 }
 
+/** What a render of encoded bytes will produce, decided from the header alone. */
+export interface ImageRenderPlan {
+  readonly source: ImageInfo;
+  readonly format: OutputFormat;
+  readonly animated: boolean;
+  readonly plan: RenderPlan;
+}
+
 /**
- * Renders encoded image bytes (png, jpeg, gif, webp, svg) as a preview or thumbnail, without
- * queueing: checks the header first, then decodes only what the output needs.
+ * Decides a render of encoded image bytes from their header, without decoding pixels: output format,
+ * geometry and every limit a render would check first.
  * @throws {PreviewError} `UNREADABLE_INPUT`, `INPUT_TOO_LARGE`, `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`,
  * `INVALID_OPTION` (gif output for other input).
+ */
+export async function planImageBytes(
+  bytes: Uint8Array,
+  options: RenderOptions,
+  limits: PreviewLimits,
+): Promise<ImageRenderPlan> {
+  const source = await inspectImage(bytes, limits);
+  const format = chooseOutputFormat(options.kind, source.format, options.outputFormat);
+  const animated = format === 'gif' && source.frames > 1;
+  assertPixelsWithinLimit(source, limits.maxInputPixels, animated);
+  return { source, format, animated, plan: planFor(options, source, limits.maxOutputSide) };
+}
+
+/**
+ * Renders encoded image bytes (png, jpeg, gif, webp, svg) as a preview or thumbnail, without
+ * queueing: checks the header first ({@link planImageBytes}), then decodes only what the output needs.
+ * @throws {PreviewError} the codes of {@link planImageBytes}, and `RENDER_TIMEOUT`.
  */
 export async function renderImageBytes(
   bytes: Uint8Array,
   options: RenderOptions,
   limits: PreviewLimits,
 ): Promise<RenderedImage> {
-  const info = await inspectImage(bytes, limits);
-  const format = chooseOutputFormat(options.kind, info.format, options.outputFormat);
-  const animated = format === 'gif' && info.frames > 1;
-  assertPixelsWithinLimit(info, limits.maxInputPixels, animated);
+  const { source, format, animated, plan } = await planImageBytes(bytes, options, limits);
   return renderImage({
     input: bytes,
-    source: info,
-    plan: planFor(options, info, limits.maxOutputSide),
+    source,
+    plan,
     format,
     quality: options.quality,
     shape: options.kind === 'thumbnail' ? options.shape : 'rectangular',
     animated,
     maxInputPixels: limits.maxInputPixels,
+    timeoutSeconds: limits.renderTimeoutSeconds,
   });
 }
 
@@ -61,7 +84,7 @@ export async function renderImageBytes(
  * Renders uncompressed pixels (e.g. a PDF page rendered by mupdf) with the same pipeline, without
  * queueing. Output defaults to jpeg; gif is refused.
  * @throws {PreviewError} `INVALID_OPTION` when `data` does not hold width x height x channels bytes
- * or gif is asked; `TOO_MANY_PIXELS`; `OUTPUT_TOO_LARGE`.
+ * or gif is asked; `TOO_MANY_PIXELS`; `OUTPUT_TOO_LARGE`; `RENDER_TIMEOUT`.
  */
 export async function renderRawPixels(
   pixels: RawPixels,
@@ -87,5 +110,6 @@ export async function renderRawPixels(
     shape: options.kind === 'thumbnail' ? options.shape : 'rectangular',
     animated: false,
     maxInputPixels: limits.maxInputPixels,
+    timeoutSeconds: limits.renderTimeoutSeconds,
   });
 }

@@ -37,6 +37,14 @@ export const previewLimitsSchema = z.object({
    * @default 32
    */
   maxQueuedRenders: count(0).default(32),
+  /**
+   * Longest one image render (decode, resize, encode) may run, in whole seconds, before libvips stops
+   * it (`RENDER_TIMEOUT`) and its slot is freed. Waiting for a slot does not count. A 100 MP photo
+   * renders in 1 to 3 s on two cores; 20 s leaves room for a loaded machine while stopping inputs that
+   * cost minutes within the pixel limit, such as SVG filters or huge GIF quantisation.
+   * @default 20
+   */
+  renderTimeoutSeconds: count(1).max(3600).default(20),
 });
 
 /** Limits as given by a caller; every field optional. */

@@ -1,8 +1,9 @@
 import { PreviewError } from '../errors.js';
-import type { ImageThumbnailRequest } from '../image/image-options.js';
+import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
 import type { PreviewInput, PreviewService } from '../preview-service.js';
+import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
 import type { PdfLimitsInput } from './pdf-options.js';
 import { createPdfPreviewer, type PdfPreview, type PdfPreviewer } from './pdf-previewer.js';
@@ -24,9 +25,29 @@ export interface PdfPreviewService {
   /**
    * A thumbnail of the first page: rendered by mupdf, its raw pixels cropped from the top by sharp.
    * @throws {PreviewError} `INVALID_AREA`, `OUTPUT_TOO_LARGE`, `INVALID_OPTION` (gif output),
-   * `UNREADABLE_INPUT`, `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `BUSY`.
+   * `UNREADABLE_INPUT`, `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `BUSY`,
+   * `RENDER_TIMEOUT` (the sharp step; mupdf's own drawing is not bounded in time).
    */
   thumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<RenderedImage>;
+  /**
+   * Checks what {@link PdfPreviewService.preview} checks before opening the PDF (the input exists and
+   * is within the size limit), without opening, copying or queueing anything (e.g. for HTTP HEAD).
+   * @throws {PreviewError} `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `INPUT_TOO_LARGE`, `UNREADABLE_INPUT` (0 bytes).
+   */
+  planPreview(input: PreviewInput, request?: PdfPreviewRequest): Promise<void>;
+  /**
+   * The output format {@link PdfPreviewService.thumbnail} would answer, after its checks of the options
+   * and input size, without rendering anything.
+   * @throws {PreviewError} `INVALID_AREA`, `OUTPUT_TOO_LARGE`, `INVALID_OPTION` (gif output), and the
+   * codes of `planPreview`.
+   */
+  planThumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<{ format: OutputFormat }>;
+}
+
+/** The output format of a page thumbnail: jpeg unless png is asked; gif is refused. */
+export function pageThumbnailFormat(request: ImageThumbnailRequest, source: string): OutputFormat {
+  assertPageThumbnailFormat(request, source);
+  return request.outputFormat ?? 'jpeg';
 }
 
 /** Refuses gif output for page thumbnails before anything is rendered. */
@@ -51,8 +72,19 @@ export function createPdfPreviewService(options: {
 }): PdfPreviewService {
   const { previewService } = options;
   const previewer = createPdfPreviewer(options.limits);
+  const readPdf = async (input: PreviewInput, signal: AbortSignal | undefined) => {
+    const bytes = await previewService.readInput(input, signal);
+    assertPdfSize(bytes, previewer.limits.maxInputBytes);
+  };
   return {
     previewer,
+    planPreview: (input, request = {}) => readPdf(input, request.signal),
+    async planThumbnail(input, request) {
+      const format = pageThumbnailFormat(request, 'PDF');
+      resolveArea(request.area, previewService.limits.maxOutputSide);
+      await readPdf(input, request.signal);
+      return { format };
+    },
     async preview(input, request = {}) {
       const bytes = await previewService.readInput(input, request.signal);
       return previewService.schedule(() => previewer.preview(bytes, request), request.signal);

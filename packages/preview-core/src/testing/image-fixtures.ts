@@ -178,3 +178,16 @@ export async function solidImage(
     .toFormat(format)
     .toBuffer();
 }
+
+/**
+ * A tiny SVG (under 400 bytes) that is costly to rasterise: the whole canvas is eight octaves of
+ * fractal noise (`feTurbulence`). At 4000x1000 librsvg needs several seconds, well within the pixel
+ * limit: the kind of input the render timeout exists for.
+ */
+export function costlySvg(width: number, height: number): Buffer {
+  return Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+      '<filter id="noise"><feTurbulence type="fractalNoise" baseFrequency="0.01" numOctaves="8"/></filter>' +
+      '<rect width="100%" height="100%" filter="url(#noise)"/></svg>',
+  );
+}

@@ -1,4 +1,5 @@
 export {
+  type CompoundStreamSpec,
   DOCX_CONTENT_TYPES,
   docxZipBomb,
   makeCompoundFile,
@@ -12,6 +13,7 @@ export {
 } from './document-converter-conformance.js';
 export {
   animatedGif,
+  costlySvg,
   declaredSizePng,
   gradientJpeg,
   type ImageFacts,

@@ -2,7 +2,13 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPreviewService } from '../../src/index.js';
-import { animatedGif, declaredSizePng, gradientJpeg, quadrantImage } from '../../src/testing/index.js';
+import {
+  animatedGif,
+  costlySvg,
+  declaredSizePng,
+  gradientJpeg,
+  quadrantImage,
+} from '../../src/testing/index.js';
 
 const service = createPreviewService();
 
@@ -124,7 +130,31 @@ describe('limits', () => {
     expect(busy.stats()).toMatchObject({ activeRenders: 0, queuedRenders: 0 });
   });
 
+  it('stops a render past renderTimeoutSeconds with RENDER_TIMEOUT, frees its slot and renders the next', async () => {
+    const limited = createPreviewService({
+      limits: { renderTimeoutSeconds: 1, maxConcurrentRenders: 1, maxQueuedRenders: 0 },
+    });
+    const slow = costlySvg(4000, 1000);
+    await expect(limited.imagePreview(slow, { area: '0x0' })).rejects.toMatchObject({
+      code: 'RENDER_TIMEOUT',
+      message: expect.stringContaining('within the limit of 1 s'),
+      details: { timeoutSeconds: 1 },
+    });
+    expect(limited.stats()).toMatchObject({ activeRenders: 0, queuedRenders: 0 });
+    const photo = await gradientJpeg(640, 480);
+    await expect(limited.imagePreview(photo, { area: '320x240' })).resolves.toMatchObject({
+      format: 'jpeg',
+      width: 320,
+    });
+    await expect(limited.imageThumbnail(slow, { area: '128x128' })).resolves.toMatchObject({
+      format: 'jpeg',
+    });
+  });
+
   it('refuses malformed limits when the service is created', () => {
+    expect(() => createPreviewService({ limits: { renderTimeoutSeconds: 0 } })).toThrow(
+      expect.objectContaining({ message: expect.stringContaining('renderTimeoutSeconds') }),
+    );
     expect(() => createPreviewService({ limits: { maxConcurrentRenders: 0 } })).toThrow(
       expect.objectContaining({
         code: 'INVALID_OPTION',

@@ -1,5 +1,5 @@
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
-import { previewErrorResponses, previewParameters } from './preview-openapi.js';
+import { previewErrorResponses, previewParameters, storedHead } from './preview-openapi.js';
 
 const page = (name: 'first_page' | 'last_page') => ({
   name,
@@ -67,14 +67,24 @@ const upload = (schema: string) => ({
 });
 const stored = [previewParameters.id, previewParameters.version];
 
+/** A stored-file GET and its HEAD twin (see {@link storedHead}). */
+function withHead(
+  operation: { tags: string[]; summary: string; parameters: unknown[] },
+  responses: Record<string, unknown>,
+  contentTypes: readonly string[],
+  errors: Record<string, unknown>,
+) {
+  return { head: storedHead(operation, contentTypes, errors), get: { ...operation, responses } };
+}
+
 function operations(kind: 'pdf' | 'document') {
   const tag = kind === 'pdf' ? 'PDF' : 'Document';
   const extra = kind === 'document' ? [locale] : [];
   const errors = kind === 'document' ? converterResponses : previewErrorResponses;
   const what = kind === 'pdf' ? 'PDF' : 'office document (xls, xlsx, ods, ppt, pptx, odp, doc, docx, odt)';
   return {
-    [`/preview/${kind}/{id}/{version}/`]: {
-      get: {
+    [`/preview/${kind}/{id}/{version}/`]: withHead(
+      {
         tags: [tag],
         summary: `Selected pages of a stored ${what}`,
         parameters: [
@@ -84,9 +94,11 @@ function operations(kind: 'pdf' | 'document') {
           page('last_page'),
           ...extra,
         ],
-        responses: { ...cached(pdfBody), ...errors },
       },
-    },
+      { ...cached(pdfBody), ...errors },
+      ['application/pdf'],
+      errors,
+    ),
     [`/preview/${kind}/`]: {
       post: {
         tags: [tag],
@@ -105,8 +117,8 @@ function operations(kind: 'pdf' | 'document') {
         responses: { 200: imageBody, ...errors },
       },
     },
-    [`/preview/${kind}/{id}/{version}/{area}/thumbnail/`]: {
-      get: {
+    [`/preview/${kind}/{id}/{version}/{area}/thumbnail/`]: withHead(
+      {
         tags: [tag],
         summary: `Thumbnail of the first page of a stored ${what}`,
         parameters: [
@@ -116,9 +128,11 @@ function operations(kind: 'pdf' | 'document') {
           ...thumbnailOptions,
           ...extra,
         ],
-        responses: { ...cached(imageBody), ...errors },
       },
-    },
+      { ...cached(imageBody), ...errors },
+      ['image/jpeg', 'image/png'],
+      errors,
+    ),
   };
 }
 

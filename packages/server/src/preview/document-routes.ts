@@ -1,5 +1,5 @@
 import type { DocumentPreviewService } from '@collab-suite/preview-core';
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
   documentPreviewQuerySchema,
@@ -11,7 +11,7 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerStored, answerStoredHead, answerUpload, type UploadSettings } from './pdf-http.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {
@@ -19,40 +19,73 @@ export interface DocumentRouteOptions {
   uploads: UploadSettings;
 }
 
+const STORED_THUMBNAIL = '/preview/document/:id/:version/:area/thumbnail/';
+const STORED_PREVIEW = '/preview/document/:id/:version/';
+
+function storedThumbnail(request: Request) {
+  const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
+  const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
+  const locale = requestedLocale(query);
+  const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
+  const etagOptions = { ...options, width: path.area.width, height: path.area.height };
+  const stored = {
+    route: 'document-thumbnail',
+    ...path,
+    serviceType: query.service_type,
+    options: etagOptions,
+  };
+  return { stored, options: { ...options, area: path.area } };
+}
+
+function storedPreview(request: Request) {
+  const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
+  const query = parseRequestPart(storedDocumentPreviewQuerySchema, request.query, 'query');
+  const options = {
+    firstPage: query.first_page,
+    lastPage: query.last_page,
+    locale: requestedLocale(query),
+  };
+  return {
+    stored: { route: 'document-preview', ...path, serviceType: query.service_type, options },
+    options,
+  };
+}
+
 /**
  * The four document routes of the preview API: office documents (recognised by content) converted to
  * PDF, then the selected pages or a thumbnail of the first page; `locale` (or `lang_tag`) goes to the
- * converter. Converter down, busy or timed out: 503 with Retry-After.
+ * converter. Converter down, busy or timed out: 503 with Retry-After. HEAD on a stored document reads
+ * and recognises it (so a password-protected one is a 400) but converts nothing.
  */
 export function createDocumentRoutes({ documentService, uploads }: DocumentRouteOptions): Router {
   const router = Router();
 
-  router.get('/preview/document/:id/:version/:area/thumbnail/', async (request, response) => {
-    const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
-    const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
-    const locale = requestedLocale(query);
-    const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
-    const etagOptions = { ...options, width: path.area.width, height: path.area.height };
-    const stored = {
-      route: 'document-thumbnail',
-      ...path,
-      serviceType: query.service_type,
-      options: etagOptions,
-    };
+  // HEAD first: Express would otherwise answer HEAD with the GET handler, converting the document.
+  router.head(STORED_THUMBNAIL, async (request, response) => {
+    const { stored, options } = storedThumbnail(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      const { format } = await documentService.planThumbnail(input, { ...options, signal });
+      return `image/${format}`;
+    });
+  });
+
+  router.get(STORED_THUMBNAIL, async (request, response) => {
+    const { stored, options } = storedThumbnail(request);
     await answerStored(request, response, stored, async (input, signal) => ({
-      image: await documentService.thumbnail(input, { ...options, area: path.area, signal }),
+      image: await documentService.thumbnail(input, { ...options, signal }),
     }));
   });
 
-  router.get('/preview/document/:id/:version/', async (request, response) => {
-    const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
-    const query = parseRequestPart(storedDocumentPreviewQuerySchema, request.query, 'query');
-    const options = {
-      firstPage: query.first_page,
-      lastPage: query.last_page,
-      locale: requestedLocale(query),
-    };
-    const stored = { route: 'document-preview', ...path, serviceType: query.service_type, options };
+  router.head(STORED_PREVIEW, async (request, response) => {
+    const { stored, options } = storedPreview(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      await documentService.planPreview(input, { ...options, signal });
+      return 'application/pdf';
+    });
+  });
+
+  router.get(STORED_PREVIEW, async (request, response) => {
+    const { stored, options } = storedPreview(request);
     await answerStored(request, response, stored, async (input, signal) => ({
       pdf: (await documentService.preview(input, { ...options, signal })).data,
     }));

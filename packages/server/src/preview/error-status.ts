@@ -7,6 +7,9 @@ export const previewErrorStatus: Record<PreviewErrorCode, number> = {
   INVALID_OPTION: 400,
   UNREADABLE_INPUT: 400,
   TOO_MANY_PIXELS: 400,
+  // The input's fault, not the server's: the clock excludes waiting for a slot, and a retry would cost
+  // the same time again, so no 503 and no Retry-After.
+  RENDER_TIMEOUT: 400,
   OUTPUT_TOO_LARGE: 400,
   INPUT_TOO_LARGE: 413,
   NOT_FOUND: 404,

@@ -1,6 +1,7 @@
 import {
   type Area,
   normaliseStoredFileRef,
+  type PlannedImage,
   type PreviewInput,
   type PreviewService,
   type RenderedImage,
@@ -74,14 +75,65 @@ function etagOf({ kind, serviceType, options }: StoredRender, ref: StoredFileRef
   });
 }
 
-async function answerStored(request: Request, response: Response, stored: StoredRender, render: Render) {
+/** The stored file and caching headers of a request; undefined once a 304 has been sent. */
+function cachedOrHeaders(request: Request, response: Response, stored: StoredRender) {
   const ref = normaliseStoredFileRef({ ...stored.path, serviceType: stored.serviceType });
   const headers = { ETag: etagOf(stored, ref), 'Cache-Control': STORED_PREVIEW_CACHE_CONTROL };
   if (matchesIfNoneMatch(request, headers.ETag)) {
     response.status(304).set(headers).end();
-    return;
+    return undefined;
   }
-  sendImage(response, await render({ storedFile: ref }, clientGone(response)), headers);
+  return { input: { storedFile: ref }, headers };
+}
+
+async function answerStored(request: Request, response: Response, stored: StoredRender, render: Render) {
+  const prepared = cachedOrHeaders(request, response, stored);
+  if (!prepared) return;
+  sendImage(response, await render(prepared.input, clientGone(response)), prepared.headers);
+}
+
+/**
+ * HEAD of a stored image: the GET's ETag and Cache-Control (or 304) and its Content-Type, found by
+ * reading the stored file's header, outside the render queue and without rendering. No Content-Length:
+ * the size of a render is not known before it runs.
+ */
+async function answerStoredHead(
+  request: Request,
+  response: Response,
+  stored: StoredRender,
+  plan: (input: PreviewInput, signal: AbortSignal) => Promise<PlannedImage>,
+) {
+  const prepared = cachedOrHeaders(request, response, stored);
+  if (!prepared) return;
+  const planned = await plan(prepared.input, clientGone(response));
+  response.status(200).set(prepared.headers).type(CONTENT_TYPES[planned.format]).end();
+}
+
+const STORED_THUMBNAIL = '/preview/image/:id/:version/:area/thumbnail/';
+const STORED_PREVIEW = '/preview/image/:id/:version/:area/';
+
+function storedThumbnail(request: Request) {
+  const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
+  const query = parseRequestPart(storedThumbnailQuerySchema, request.query, 'query');
+  const options = {
+    area: path.area,
+    shape: query.shape,
+    quality: query.quality,
+    outputFormat: query.output_format,
+  };
+  return { kind: 'thumbnail', path, serviceType: query.service_type, options } as const;
+}
+
+function storedPreview(request: Request) {
+  const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
+  const query = parseRequestPart(storedPreviewQuerySchema, request.query, 'query');
+  const options = {
+    area: path.area,
+    crop: query.crop,
+    quality: query.quality,
+    outputFormat: query.output_format,
+  };
+  return { kind: 'preview', path, serviceType: query.service_type, options } as const;
 }
 
 async function answerUpload(
@@ -106,39 +158,39 @@ async function answerUpload(
 
 /**
  * The four image routes of the preview API: previews and thumbnails of stored files (GET, with ETag
- * and Cache-Control) and of uploads (POST multipart, field `file`).
+ * and Cache-Control; HEAD with the same headers, rendering nothing) and of uploads (POST multipart,
+ * field `file`).
  */
 export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
   const { service } = routeOptions;
   const router = Router();
 
-  router.get('/preview/image/:id/:version/:area/thumbnail/', async (request, response) => {
-    const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
-    const query = parseRequestPart(storedThumbnailQuerySchema, request.query, 'query');
-    const options = {
-      area: path.area,
-      shape: query.shape,
-      quality: query.quality,
-      outputFormat: query.output_format,
-    };
-    const stored = { kind: 'thumbnail', path, serviceType: query.service_type, options } as const;
-    await answerStored(request, response, stored, (input, signal) =>
-      service.imageThumbnail(input, { ...options, signal }),
+  // HEAD first: Express would otherwise answer HEAD with the GET handler, rendering the whole image.
+  router.head(STORED_THUMBNAIL, async (request, response) => {
+    const stored = storedThumbnail(request);
+    await answerStoredHead(request, response, stored, (input, signal) =>
+      service.planImageThumbnail(input, { ...stored.options, signal }),
     );
   });
 
-  router.get('/preview/image/:id/:version/:area/', async (request, response) => {
-    const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
-    const query = parseRequestPart(storedPreviewQuerySchema, request.query, 'query');
-    const options = {
-      area: path.area,
-      crop: query.crop,
-      quality: query.quality,
-      outputFormat: query.output_format,
-    };
-    const stored = { kind: 'preview', path, serviceType: query.service_type, options } as const;
+  router.get(STORED_THUMBNAIL, async (request, response) => {
+    const stored = storedThumbnail(request);
     await answerStored(request, response, stored, (input, signal) =>
-      service.imagePreview(input, { ...options, signal }),
+      service.imageThumbnail(input, { ...stored.options, signal }),
+    );
+  });
+
+  router.head(STORED_PREVIEW, async (request, response) => {
+    const stored = storedPreview(request);
+    await answerStoredHead(request, response, stored, (input, signal) =>
+      service.planImagePreview(input, { ...stored.options, signal }),
+    );
+  });
+
+  router.get(STORED_PREVIEW, async (request, response) => {
+    const stored = storedPreview(request);
+    await answerStored(request, response, stored, (input, signal) =>
+      service.imagePreview(input, { ...stored.options, signal }),
     );
   });
 

@@ -45,13 +45,11 @@ export interface StoredRequest {
   options: Record<string, string | number | boolean | undefined>;
 }
 
-/** Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches. */
-export async function answerStored(
-  request: Request,
-  response: Response,
-  stored: StoredRequest,
-  run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
-): Promise<void> {
+/**
+ * The stored file and the caching headers of a stored-file request; undefined once a 304 has been
+ * sent because `If-None-Match` names the ETag.
+ */
+function cachedOrHeaders(request: Request, response: Response, stored: StoredRequest) {
   const ref: StoredFileRef = normaliseStoredFileRef({
     id: stored.id,
     version: stored.version,
@@ -67,9 +65,38 @@ export async function answerStored(
   const headers = { ETag: etag, 'Cache-Control': STORED_PREVIEW_CACHE_CONTROL };
   if (matchesIfNoneMatch(request, etag)) {
     response.status(304).set(headers).end();
-    return;
+    return undefined;
   }
-  send(response, await run({ storedFile: ref }, clientGone(response)), headers);
+  return { input: { storedFile: ref }, headers };
+}
+
+/** Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches. */
+export async function answerStored(
+  request: Request,
+  response: Response,
+  stored: StoredRequest,
+  run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
+): Promise<void> {
+  const prepared = cachedOrHeaders(request, response, stored);
+  if (!prepared) return;
+  send(response, await run(prepared.input, clientGone(response)), prepared.headers);
+}
+
+/**
+ * Answers a stored-file HEAD without rendering or converting: the same ETag and Cache-Control as the
+ * GET (or 304), and the Content-Type `check` names once it has read and checked what it can cheaply.
+ * No Content-Length: the size of a render is not known before it runs.
+ */
+export async function answerStoredHead(
+  request: Request,
+  response: Response,
+  stored: StoredRequest,
+  check: (input: PreviewInput, signal: AbortSignal) => Promise<string>,
+): Promise<void> {
+  const prepared = cachedOrHeaders(request, response, stored);
+  if (!prepared) return;
+  const contentType = await check(prepared.input, clientGone(response));
+  response.status(200).set(prepared.headers).type(contentType).end();
 }
 
 /** Reads the upload's `fieldName` file into a pooled buffer and runs `use` with it, then frees it. */

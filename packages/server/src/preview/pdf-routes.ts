@@ -1,5 +1,5 @@
 import type { PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
   pdfPreviewQuerySchema,
@@ -10,7 +10,7 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerStored, answerStoredHead, answerUpload, type UploadSettings } from './pdf-http.js';
 
 /** What the PDF routes need. */
 export interface PdfRouteOptions {
@@ -20,29 +20,62 @@ export interface PdfRouteOptions {
   uploads: UploadSettings;
 }
 
+const STORED_THUMBNAIL = '/preview/pdf/:id/:version/:area/thumbnail/';
+const STORED_PREVIEW = '/preview/pdf/:id/:version/';
+
+function storedThumbnail(request: Request) {
+  const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
+  const query = parseRequestPart(storedPdfThumbnailQuerySchema, request.query, 'query');
+  const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+  const etagOptions = { ...options, width: path.area.width, height: path.area.height };
+  const stored = { route: 'pdf-thumbnail', ...path, serviceType: query.service_type, options: etagOptions };
+  return { stored, options: { ...options, area: path.area } };
+}
+
+function storedPreview(request: Request) {
+  const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
+  const query = parseRequestPart(storedPdfPreviewQuerySchema, request.query, 'query');
+  const range = { firstPage: query.first_page, lastPage: query.last_page };
+  return {
+    stored: { route: 'pdf-preview', ...path, serviceType: query.service_type, options: range },
+    range,
+  };
+}
+
 /**
  * The four PDF routes of the preview API: the selected pages of a PDF (the original bytes for the
- * whole document) and a thumbnail of its first page, for stored files (GET, ETag) and uploads (POST).
+ * whole document) and a thumbnail of its first page, for stored files (GET with ETag, and HEAD, which
+ * reads the stored file but renders nothing) and uploads (POST).
  */
 export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRouteOptions): Router {
   const router = Router();
 
-  router.get('/preview/pdf/:id/:version/:area/thumbnail/', async (request, response) => {
-    const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
-    const query = parseRequestPart(storedPdfThumbnailQuerySchema, request.query, 'query');
-    const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-    const etagOptions = { ...options, width: path.area.width, height: path.area.height };
-    const stored = { route: 'pdf-thumbnail', ...path, serviceType: query.service_type, options: etagOptions };
+  // HEAD first: Express would otherwise answer HEAD with the GET handler, rendering the whole page.
+  router.head(STORED_THUMBNAIL, async (request, response) => {
+    const { stored, options } = storedThumbnail(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      const { format } = await pdfService.planThumbnail(input, { ...options, signal });
+      return `image/${format}`;
+    });
+  });
+
+  router.get(STORED_THUMBNAIL, async (request, response) => {
+    const { stored, options } = storedThumbnail(request);
     await answerStored(request, response, stored, async (input, signal) => ({
-      image: await pdfService.thumbnail(input, { ...options, area: path.area, signal }),
+      image: await pdfService.thumbnail(input, { ...options, signal }),
     }));
   });
 
-  router.get('/preview/pdf/:id/:version/', async (request, response) => {
-    const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
-    const query = parseRequestPart(storedPdfPreviewQuerySchema, request.query, 'query');
-    const range = { firstPage: query.first_page, lastPage: query.last_page };
-    const stored = { route: 'pdf-preview', ...path, serviceType: query.service_type, options: range };
+  router.head(STORED_PREVIEW, async (request, response) => {
+    const { stored, range } = storedPreview(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      await pdfService.planPreview(input, { ...range, signal });
+      return 'application/pdf';
+    });
+  });
+
+  router.get(STORED_PREVIEW, async (request, response) => {
+    const { stored, range } = storedPreview(request);
     await answerStored(request, response, stored, async (input, signal) => ({
       pdf: (await pdfService.preview(input, { ...range, signal })).data,
     }));

@@ -48,6 +48,7 @@ export function previewServiceFromConfig(
       maxOutputSide: preview.maxOutputSide,
       maxConcurrentRenders: preview.maxConcurrentRenders,
       maxQueuedRenders: preview.maxQueuedRenders,
+      renderTimeoutSeconds: preview.renderTimeoutSeconds,
     },
   });
 }

@@ -83,7 +83,9 @@ const imageResponse = {
 
 /** Error responses every preview route may give, by status. */
 export const previewErrorResponses = {
-  400: detail('Unreadable input, too many pixels, output too large, or gif asked for another format.'),
+  400: detail(
+    'Unreadable input, too many pixels, output too large, gif asked for another format, or a render stopped after PREVIEW_RENDER_TIMEOUT_SECONDS.',
+  ),
   404: detail('The stored file is not in the storage.'),
   413: detail('The upload (or stored file) is larger than the configured limit.'),
   422: {
@@ -113,18 +115,53 @@ const uploadBody = (schemaName: string) => ({
   content: { 'multipart/form-data': { schema: schemaRef(schemaName) } },
 });
 
-const storedGet = (summary: string, parameters: unknown[]) => ({
-  get: {
+/**
+ * The HEAD twin of a stored-file GET: same parameters, ETag, Cache-Control and errors, no body. It
+ * reads and checks the stored file but renders or converts nothing, so it is cheap and never 503.
+ */
+export function storedHead(
+  operation: { tags: string[]; summary: string; parameters: unknown[] },
+  contentTypes: readonly string[],
+  errors: Record<string, unknown>,
+) {
+  return {
+    ...operation,
+    summary: `Headers of: ${operation.summary.charAt(0).toLowerCase()}${operation.summary.slice(1)}`,
+    description:
+      'Validates the parameters and reads the stored file (404 when it is missing), then answers the ETag and Cache-Control of the GET and the Content-Type it would have, without rendering or converting (no Content-Length, no body).',
+    responses: {
+      200: {
+        description: `What the GET would answer: ${contentTypes.join(', ')}.`,
+        headers: {
+          ETag: { description: 'The ETag of the GET.', schema: { type: 'string' } },
+          'Cache-Control': { schema: { type: 'string' } },
+          'Content-Type': { schema: { type: 'string', enum: [...contentTypes] } },
+        },
+      },
+      304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      ...Object.fromEntries(Object.entries(errors).filter(([status]) => status !== '503')),
+    },
+  };
+}
+
+const storedGet = (summary: string, parameters: unknown[]) => {
+  const operation = {
     tags: ['Image'],
     summary,
     parameters: [previewParameters.id, previewParameters.version, previewParameters.area, ...parameters],
-    responses: {
-      200: cachedImageResponse,
-      304: { description: 'Not modified (If-None-Match matched the ETag).' },
-      ...previewErrorResponses,
+  };
+  return {
+    head: storedHead(operation, ['image/jpeg', 'image/png', 'image/gif'], previewErrorResponses),
+    get: {
+      ...operation,
+      responses: {
+        200: cachedImageResponse,
+        304: { description: 'Not modified (If-None-Match matched the ETag).' },
+        ...previewErrorResponses,
+      },
     },
-  },
-});
+  };
+};
 
 const uploadPost = (summary: string, parameters: unknown[], bodySchema: string) => ({
   post: {
