@@ -5,6 +5,8 @@
 //   2. POST /rooms creating a group of 3;
 // each divided by bare Express answering the same JSON (an object of the same size, serialised per
 // request; the POST reference also parses the JSON body). Target: rps ratio >= 0.5 on SQLite.
+// On SQLite a third line gives the floor of a durable creation: bare Express that writes the room
+// with chat-domain's SQLite store and nothing else, against the same bare reference.
 // The load tool is autocannon, the same for both sides, in this process; servers are child processes.
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -12,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -26,6 +28,8 @@ const SECRET = 'bench-chat-secret-of-at-least-32-bytes';
 
 if (process.argv[2] === '--bare-server') {
   await runBareServer(process.argv[3]);
+} else if (process.argv[2] === '--bare-store-server') {
+  await runBareStoreServer(process.argv[3], process.argv[4]);
 } else {
   await main();
 }
@@ -41,6 +45,46 @@ async function runBareServer(payloadFile) {
     console.log(JSON.stringify({ msg: 'server listening', port: server.address().port })),
   );
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+/**
+ * The floor of a durable POST /rooms on SQLite: bare Express that writes the room and its members
+ * with chat-domain's own SQLite store (same schema, same transaction) and answers the fixed JSON.
+ * No authentication, validation or events: only what no server creating a room can skip.
+ */
+async function runBareStoreServer(payloadFile, databaseFile) {
+  const express = createRequire(path.join(root, 'packages/server/package.json'))('express');
+  const { createSqliteChatStore } = await import(
+    pathToFileURL(path.join(root, 'packages/chat-domain/dist/index.js')).href
+  );
+  const store = createSqliteChatStore({ filename: databaseFile });
+  const { created } = JSON.parse(readFileSync(payloadFile, 'utf8'));
+  const app = express();
+  app.post('/rooms', express.json(), async (request, response) => {
+    const now = new Date();
+    const room = {
+      id: randomUUID(),
+      type: 'group',
+      name: request.body.name,
+      description: request.body.description,
+      meetingId: null,
+      createdAt: now,
+      updatedAt: now,
+      pictureUpdatedAt: null,
+    };
+    const creator = created.members[0].userId;
+    const members = [creator, ...request.body.membersIds].map((userId, index) => ({
+      userId,
+      owner: index === 0,
+      joinedAt: now,
+    }));
+    await store.insertRoom(room, members);
+    response.status(201).json(created);
+  });
+  const server = app.listen(0, '127.0.0.1', () =>
+    console.log(JSON.stringify({ msg: 'server listening', port: server.address().port })),
+  );
+  process.on('SIGTERM', () => server.close(() => store.close().then(() => process.exit(0))));
 }
 
 function token(userId) {
@@ -118,7 +162,7 @@ function median(values) {
 }
 
 /** Alternates ROUNDS runs on each side, so load from elsewhere on the machine hits both alike. */
-async function compare(name, oursOptions, bareOptions) {
+async function compare(name, oursOptions, bareOptions, side = 'ours') {
   const ours = [];
   const bare = [];
   for (let round = 0; round < ROUNDS; round += 1) {
@@ -129,7 +173,7 @@ async function compare(name, oursOptions, bareOptions) {
   const rps = (results) => median(results.map((result) => result.rps));
   const p99 = (results) => median(results.map((result) => result.p99));
   console.log(
-    `${name.padEnd(38)} ours ${rps(ours).toFixed(0).padStart(6)} req/s p99 ${String(p99(ours)).padStart(4)} ms | ` +
+    `${name.padEnd(38)} ${side} ${rps(ours).toFixed(0).padStart(6)} req/s p99 ${String(p99(ours)).padStart(4)} ms | ` +
       `bare Express ${rps(bare).toFixed(0).padStart(6)} req/s p99 ${String(p99(bare)).padStart(4)} ms | ` +
       `rps ratio ${median(ratios).toFixed(2)} (median of rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.5), ` +
       `p99 ratio ${(p99(bare) / Math.max(p99(ours), 1)).toFixed(2)}`,
@@ -151,6 +195,7 @@ async function main() {
     ...(databaseUrl ? { CHAT_DATABASE_URL: databaseUrl } : {}),
   });
   let bare;
+  let floor;
   try {
     const userId = randomUUID();
     await seed(server.url, userId);
@@ -186,7 +231,23 @@ async function main() {
       { ...post, url: `${server.url}/rooms` },
       { ...post, url: `${bare.url}/rooms` },
     );
+    if (!databaseUrl) {
+      // What a durable room creation costs at least: bare Express plus the store's own write.
+      floor = await startProcess([
+        fileURLToPath(import.meta.url),
+        '--bare-store-server',
+        payloadFile,
+        path.join(dataDir, 'floor.db'),
+      ]);
+      await compare(
+        'POST /rooms, floor',
+        { ...post, url: `${floor.url}/rooms` },
+        { ...post, url: `${bare.url}/rooms` },
+        'bare Express + SQLite store',
+      );
+    }
   } finally {
+    await floor?.stop();
     await bare?.stop();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
