@@ -6,7 +6,8 @@
 //    most 1.5x (b).
 // 2. PDF first-page thumbnail (256x256 jpeg) latency through the server against raw mupdf render plus
 //    sharp resize in this process. Target: at most 1.5x. Also printed: the library in process (the
-//    same pipeline without HTTP) and a server without request logging, to show where time goes.
+//    same pipeline without HTTP), a server without request logging, and the HTTP floor: bare
+//    node:http receiving the same upload and answering the raw thumbnail, to show where time goes.
 //    These servers run without a LibreOffice pool (DOCUMENT_CONVERTER=none): an idle pool would
 //    still take memory and wake-ups from the work measured.
 import { execFile, spawn } from 'node:child_process';
@@ -35,6 +36,28 @@ const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
 const work = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
 const client = createMultipartClient({ maxSockets: 4 });
 const post = client.post;
+
+/**
+ * The HTTP floor: bare node:http receiving the same upload and answering the raw thumbnail, no
+ * framework, no checks. No server on this machine can answer faster than this.
+ */
+function runBareThumbnailServer() {
+  const server = createServer((request, response) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      // The benchmark's own multipart body: one part, its data between the blank line and the last boundary.
+      const start = body.indexOf('\r\n\r\n') + 4;
+      const end = body.lastIndexOf('\r\n--');
+      const jpeg = await rawThumbnail(body.subarray(start, end));
+      response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': jpeg.length });
+      response.end(jpeg);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
 
 const percentile = (values, fraction) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -214,80 +237,118 @@ async function rawThumbnail(pdf) {
 }
 
 /** First-page thumbnails through the server and raw, in alternating rounds. */
-async function measureThumbnails(serverUrl, pdf) {
+async function measureThumbnails(serverUrl, floorUrl, pdf) {
   const pdfBody = multipartBody(pdf, { fileName: 'text.pdf' });
   const thumbnailUrl = `${serverUrl}/preview/pdf/256x256/thumbnail/`;
   const library = () => pdfService.thumbnail(pdf, { area: '256x256' });
+  const floor = () => post(floorUrl, pdfBody);
   await timed(20, () => post(thumbnailUrl, pdfBody));
   await timed(20, () => rawThumbnail(pdf));
   await timed(20, library);
+  await timed(20, floor);
   const server = [];
   const raw = [];
   const inProcess = [];
+  const bare = [];
   for (let round = 0; round < 8; round += 1) {
     raw.push(...(await timed(25, () => rawThumbnail(pdf))));
     server.push(...(await timed(25, () => post(thumbnailUrl, pdfBody))));
     inProcess.push(...(await timed(25, library)));
+    bare.push(...(await timed(25, floor)));
   }
-  return { server, raw, inProcess };
+  return { server, raw, inProcess, bare };
 }
 
-const fixtures = await generateFixtures();
-const docxPath = fixtures['text.docx'];
-const docx = readFileSync(docxPath);
-console.log(`document: text.docx from the test fixtures (3 pages, ${docx.length} bytes)`);
-const server = await startServer({ DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_INSTANCES: '1' });
-const raw = await startRawWarmUno(docxPath);
-try {
-  await server.waitForConverter();
-  const documentBody = multipartBody(docx, { fileName: 'text.docx' });
-  const documentUrl = `${server.url}/preview/document/`;
-  const pdf = await post(documentUrl, documentBody);
-  await timed(5, () => post(documentUrl, documentBody));
-  await timed(5, () => raw.convert());
-  // Alternate short rounds so load from other processes on the machine hits both sides alike.
-  const viaServer = [];
-  const rawWarm = [];
-  for (let round = 0; round < 8; round += 1) {
-    viaServer.push(...(await timed(5, () => post(documentUrl, documentBody))));
-    for (let index = 0; index < 5; index += 1) rawWarm.push(await raw.convert());
-  }
-  raw.stop();
-  await server.stop();
+/** Starts the bare node:http thumbnail server (this file with --bare-thumbnail-server). */
+async function startFloorServer() {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--bare-thumbnail-server'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  servers.push({
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once('data', (chunk) => resolve(JSON.parse(chunk.toString()).port));
+    child.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
+  });
+  child.stdout.resume();
+  return `http://127.0.0.1:${port}/`;
+}
 
-  const thumbnailServer = await startServer({ DOCUMENT_CONVERTER: 'none' });
-  const thumbnails = await measureThumbnails(thumbnailServer.url, pdf);
-  await thumbnailServer.stop();
-  const quietServer = await startServer({ DOCUMENT_CONVERTER: 'none', LOG_LEVEL: 'warn' });
-  const quietThumbnails = await measureThumbnails(quietServer.url, pdf);
-  await quietServer.stop();
-  const cold = await coldSoffice(docxPath, 8);
+async function main() {
+  const fixtures = await generateFixtures();
+  const docxPath = fixtures['text.docx'];
+  const docx = readFileSync(docxPath);
+  console.log(`document: text.docx from the test fixtures (3 pages, ${docx.length} bytes)`);
+  const server = await startServer({ DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_INSTANCES: '1' });
+  const raw = await startRawWarmUno(docxPath);
+  try {
+    await server.waitForConverter();
+    const documentBody = multipartBody(docx, { fileName: 'text.docx' });
+    const documentUrl = `${server.url}/preview/document/`;
+    const pdf = await post(documentUrl, documentBody);
+    await timed(5, () => post(documentUrl, documentBody));
+    await timed(5, () => raw.convert());
+    // Alternate short rounds so load from other processes on the machine hits both sides alike.
+    const viaServer = [];
+    const rawWarm = [];
+    for (let round = 0; round < 8; round += 1) {
+      viaServer.push(...(await timed(5, () => post(documentUrl, documentBody))));
+      for (let index = 0; index < 5; index += 1) rawWarm.push(await raw.convert());
+    }
+    raw.stop();
+    await server.stop();
 
-  const serverP50 = percentile(viaServer, 0.5);
-  console.log(`\ndocx -> PDF through the server (warm pool, 1 instance): ${describe(viaServer)}`);
-  console.log(`(a) cold soffice --convert-to pdf per document:        ${describe(cold)}`);
-  console.log(`(b) raw warm UNO (python3-uno loop, no HTTP):          ${describe(rawWarm)}`);
-  console.log(
-    `cold / server at p50: ${(percentile(cold, 0.5) / serverP50).toFixed(1)}x faster (target >= 10)`,
-  );
-  console.log(
-    `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
-  );
-  for (const [label, result] of [
-    ['default logging', thumbnails],
-    ['LOG_LEVEL=warn, no request log lines', quietThumbnails],
-  ]) {
-    console.log(`\nPDF thumbnail 256x256 jpeg through the server (${label}): ${describe(result.server)}`);
-    console.log(`raw mupdf render + sharp resize in process, same rounds: ${describe(result.raw)}`);
-    console.log(`createPdfPreviewService().thumbnail in process (no HTTP): ${describe(result.inProcess)}`);
-    const p50 = percentile(result.server, 0.5) / percentile(result.raw, 0.5);
-    const p95 = percentile(result.server, 0.95) / percentile(result.raw, 0.95);
-    console.log(`server / raw at p50: ${p50.toFixed(2)} (target <= 1.5); at p95: ${p95.toFixed(2)}`);
+    const thumbnailServer = await startServer({ DOCUMENT_CONVERTER: 'none' });
+    const floorUrl = await startFloorServer();
+    const thumbnails = await measureThumbnails(thumbnailServer.url, floorUrl, pdf);
+    await thumbnailServer.stop();
+    const quietServer = await startServer({ DOCUMENT_CONVERTER: 'none', LOG_LEVEL: 'warn' });
+    const quietThumbnails = await measureThumbnails(quietServer.url, floorUrl, pdf);
+    await quietServer.stop();
+    const cold = await coldSoffice(docxPath, 8);
+
+    const serverP50 = percentile(viaServer, 0.5);
+    console.log(`\ndocx -> PDF through the server (warm pool, 1 instance): ${describe(viaServer)}`);
+    console.log(`(a) cold soffice --convert-to pdf per document:        ${describe(cold)}`);
+    console.log(`(b) raw warm UNO (python3-uno loop, no HTTP):          ${describe(rawWarm)}`);
+    console.log(
+      `cold / server at p50: ${(percentile(cold, 0.5) / serverP50).toFixed(1)}x faster (target >= 10)`,
+    );
+    console.log(
+      `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
+    );
+    for (const [label, result] of [
+      ['default logging', thumbnails],
+      ['LOG_LEVEL=warn, no request log lines', quietThumbnails],
+    ]) {
+      console.log(`\nPDF thumbnail 256x256 jpeg through the server (${label}): ${describe(result.server)}`);
+      console.log(`raw mupdf render + sharp resize in process, same rounds: ${describe(result.raw)}`);
+      console.log(`createPdfPreviewService().thumbnail in process (no HTTP): ${describe(result.inProcess)}`);
+      console.log(`bare node:http answering the raw thumbnail (the HTTP floor): ${describe(result.bare)}`);
+      const p50 = percentile(result.server, 0.5) / percentile(result.raw, 0.5);
+      const p95 = percentile(result.server, 0.95) / percentile(result.raw, 0.95);
+      const floor = percentile(result.bare, 0.5) / percentile(result.raw, 0.5);
+      console.log(
+        `server / raw at p50: ${p50.toFixed(2)} (target <= 1.5); at p95: ${p95.toFixed(2)}; bare node:http floor / raw at p50: ${floor.toFixed(2)}`,
+      );
+    }
+  } finally {
+    raw.stop();
+    // Every server started, whatever failed: none may outlive this process.
+    await Promise.all(servers.map((started) => started.stop()));
+    client.close();
+    rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  raw.stop();
-  // Every server started, whatever failed: none may outlive this process.
-  await Promise.all(servers.map((started) => started.stop()));
-  client.close();
-  rmSync(work, { recursive: true, force: true });
+}
+
+if (process.argv[2] === '--bare-thumbnail-server') {
+  runBareThumbnailServer();
+} else {
+  await main();
 }
