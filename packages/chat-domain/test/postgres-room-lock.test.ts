@@ -78,6 +78,36 @@ async function race(calls: [Promise<unknown>, Promise<unknown>]) {
   return { fulfilled, codes };
 }
 
+type People = ReturnType<typeof users>;
+type RaceCalls = (
+  first: Process,
+  second: Process,
+  people: People,
+  roomId: string,
+) => [Promise<unknown>, Promise<unknown>];
+
+/**
+ * Runs `rounds` races at once, each in a fresh room from `twoOwnerRoom`: `calls` starts one call
+ * through each process; returns each race's outcome and the room's member and owner counts after it.
+ */
+async function raceInFreshRooms(calls: RaceCalls) {
+  const [first, second] = processes;
+  if (first === undefined || second === undefined) throw new Error('no processes');
+  return Promise.all(
+    Array.from({ length: rounds }, async () => {
+      const people = users();
+      const roomId = await twoOwnerRoom(people.alice, people.bob, people.carol);
+      const outcome = await race(calls(first, second, people, roomId));
+      const members = await first.store.listMembers(roomId);
+      return {
+        ...outcome,
+        members: members.length,
+        owners: members.filter((member) => member.owner).length,
+      };
+    }),
+  );
+}
+
 describe('PostgreSQL room lock across two store instances (two pools = two processes)', () => {
   it("holds the second process's lock in PostgreSQL until the first commits, then shows it the change", async () => {
     const [first, second] = processes;
@@ -153,65 +183,33 @@ describe('PostgreSQL room lock across two store instances (two pools = two proce
   });
 
   it('two owners leaving at once through two processes: one leaves, the other is the last owner', async () => {
-    const [first, second] = processes;
-    if (first === undefined || second === undefined) throw new Error('no processes');
-    const results = await Promise.all(
-      Array.from({ length: rounds }, async () => {
-        const { alice, bob, carol } = users();
-        const roomId = await twoOwnerRoom(alice, bob, carol);
-        const outcome = await race([
-          first.service.removeMember({ userId: alice }, roomId, alice),
-          second.service.removeMember({ userId: bob }, roomId, bob),
-        ]);
-        const owners = (await first.store.listMembers(roomId)).filter((member) => member.owner);
-        return { ...outcome, owners: owners.length };
-      }),
+    const results = await raceInFreshRooms((first, second, { alice, bob }, roomId) => [
+      first.service.removeMember({ userId: alice }, roomId, alice),
+      second.service.removeMember({ userId: bob }, roomId, bob),
+    ]);
+    expect(results).toEqual(
+      Array(rounds).fill({ fulfilled: 1, codes: ['last_owner'], members: 2, owners: 1 }),
     );
-    expect(results).toEqual(Array(rounds).fill({ fulfilled: 1, codes: ['last_owner'], owners: 1 }));
   });
 
   it('two owners demoting each other at once through two processes: one wins, one owner remains', async () => {
-    const [first, second] = processes;
-    if (first === undefined || second === undefined) throw new Error('no processes');
-    const results = await Promise.all(
-      Array.from({ length: rounds }, async () => {
-        const { alice, bob, carol } = users();
-        const roomId = await twoOwnerRoom(alice, bob, carol);
-        const outcome = await race([
-          first.service.setOwner({ userId: alice }, roomId, bob, false),
-          second.service.setOwner({ userId: bob }, roomId, alice, false),
-        ]);
-        const owners = (await first.store.listMembers(roomId)).filter((member) => member.owner);
-        return { ...outcome, owners: owners.length };
-      }),
+    const results = await raceInFreshRooms((first, second, { alice, bob }, roomId) => [
+      first.service.setOwner({ userId: alice }, roomId, bob, false),
+      second.service.setOwner({ userId: bob }, roomId, alice, false),
+    ]);
+    expect(results).toEqual(
+      Array(rounds).fill({ fulfilled: 1, codes: ['not_an_owner'], members: 3, owners: 1 }),
     );
-    expect(results).toEqual(Array(rounds).fill({ fulfilled: 1, codes: ['not_an_owner'], owners: 1 }));
   });
 
   it('two owners adding a member to a room one short of the limit: one is added, the other is room_full', async () => {
-    const [first, second] = processes;
-    if (first === undefined || second === undefined) throw new Error('no processes');
-    const results = await Promise.all(
-      Array.from({ length: rounds }, async () => {
-        const { alice, bob, carol } = users();
-        const roomId = await twoOwnerRoom(alice, bob, carol);
-        const outcome = await race([
-          first.service.addMember({ userId: alice }, roomId, {
-            userId: randomUUID(),
-            owner: false,
-            historyCleared: false,
-          }),
-          second.service.addMember({ userId: bob }, roomId, {
-            userId: randomUUID(),
-            owner: false,
-            historyCleared: false,
-          }),
-        ]);
-        return { ...outcome, members: (await first.store.listMembers(roomId)).length };
-      }),
-    );
+    const newcomer = () => ({ userId: randomUUID(), owner: false, historyCleared: false });
+    const results = await raceInFreshRooms((first, second, { alice, bob }, roomId) => [
+      first.service.addMember({ userId: alice }, roomId, newcomer()),
+      second.service.addMember({ userId: bob }, roomId, newcomer()),
+    ]);
     expect(results).toEqual(
-      Array(rounds).fill({ fulfilled: 1, codes: ['room_full'], members: maxRoomMembers }),
+      Array(rounds).fill({ fulfilled: 1, codes: ['room_full'], members: maxRoomMembers, owners: 2 }),
     );
   });
 });
