@@ -27,13 +27,13 @@ function storedThumbnail(request: Request) {
   const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
   const locale = requestedLocale(query);
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
-  const etagOptions = { ...options, width: path.area.width, height: path.area.height };
-  const stored = {
+  const etagOptions = {
     route: 'document-thumbnail',
-    ...path,
-    serviceType: query.service_type,
-    options: etagOptions,
+    ...options,
+    width: path.area.width,
+    height: path.area.height,
   };
+  const stored = { ...path, serviceType: query.service_type, options: etagOptions };
   return { stored, options: { ...options, area: path.area } };
 }
 
@@ -46,7 +46,11 @@ function storedPreview(request: Request) {
     locale: requestedLocale(query),
   };
   return {
-    stored: { route: 'document-preview', ...path, serviceType: query.service_type, options },
+    stored: {
+      ...path,
+      serviceType: query.service_type,
+      options: { route: 'document-preview', ...options },
+    },
     options,
   };
 }

@@ -1,18 +1,9 @@
-import {
-  type Area,
-  normaliseStoredFileRef,
-  type PlannedImage,
-  type PreviewInput,
-  type PreviewService,
-  type RenderedImage,
-  type StoredFileRef,
-} from '@collab-suite/preview-core';
+import type { Area, PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
 import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { parseRequestPart } from '../http/validation.js';
-import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
 import {
   previewQuerySchema,
   storedFilePathSchema,
@@ -21,6 +12,7 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
+import { answerStored, answerStoredHead, clientGone, type StoredRequest } from './pdf-http.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions {
@@ -37,76 +29,22 @@ const CONTENT_TYPES: Record<RenderedImage['format'], string> = {
   gif: 'image/gif',
 };
 
-/** An AbortSignal that fires when the client goes away before the answer is sent. */
-function clientGone(response: Response): AbortSignal {
-  const controller = new AbortController();
-  response.on('close', () => {
-    if (!response.writableFinished) controller.abort(new Error('the client closed the connection'));
-  });
-  return controller.signal;
-}
-
-function sendImage(response: Response, image: RenderedImage, headers: Record<string, string>): void {
-  response.status(200).set(headers).type(CONTENT_TYPES[image.format]).send(image.data);
-}
-
 type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;
 
-/** Everything that decides the bytes of a stored-file render, and so its ETag. */
-interface StoredRender {
-  kind: 'preview' | 'thumbnail';
-  path: { id: string; version: number };
-  serviceType: 'files' | 'chats';
-  options: { area: Area } & Record<string, string | boolean | Area | undefined>;
-}
-
-function etagOf({ kind, serviceType, options }: StoredRender, ref: StoredFileRef): string {
-  const { area, ...rest } = options;
-  const flat: Record<string, string | number | boolean | undefined> = {};
-  for (const [key, value] of Object.entries(rest)) if (typeof value !== 'object') flat[key] = value;
-  return renderEtag({
-    ...flat,
-    kind,
-    id: ref.id,
-    version: ref.version,
-    serviceType,
-    width: area.width,
-    height: area.height,
-  });
-}
-
-/** The stored file and caching headers of a request; undefined once a 304 has been sent. */
-function cachedOrHeaders(request: Request, response: Response, stored: StoredRender) {
-  const ref = normaliseStoredFileRef({ ...stored.path, serviceType: stored.serviceType });
-  const headers = { ETag: etagOf(stored, ref), 'Cache-Control': STORED_PREVIEW_CACHE_CONTROL };
-  if (matchesIfNoneMatch(request, headers.ETag)) {
-    response.status(304).set(headers).end();
-    return undefined;
-  }
-  return { input: { storedFile: ref }, headers };
-}
-
-async function answerStored(request: Request, response: Response, stored: StoredRender, render: Render) {
-  const prepared = cachedOrHeaders(request, response, stored);
-  if (!prepared) return;
-  sendImage(response, await render(prepared.input, clientGone(response)), prepared.headers);
-}
-
 /**
- * HEAD of a stored image: the GET's ETag and Cache-Control (or 304) and its Content-Type, found by
- * reading the stored file's header, outside the render queue and without rendering. No Content-Length:
- * the size of a render is not known before it runs.
+ * The stored-file request of an image route, whose ETag is made of `kind`, the options and the area's
+ * width and height; and the options to render with.
  */
-async function answerStoredHead(
-  request: Request,
-  response: Response,
-  stored: StoredRender,
-  plan: (input: PreviewInput, signal: AbortSignal) => Promise<PlannedImage>,
+function storedImage<Options extends Record<string, string | boolean | undefined>>(
+  kind: 'preview' | 'thumbnail',
+  path: { id: string; version: number; area: Area },
+  serviceType: 'files' | 'chats',
+  options: Options,
 ) {
-  const prepared = cachedOrHeaders(request, response, stored);
-  if (!prepared) return;
-  const planned = await plan(prepared.input, clientGone(response));
-  response.status(200).set(prepared.headers).type(CONTENT_TYPES[planned.format]).end();
+  const { area } = path;
+  const etagOptions = { ...options, kind, width: area.width, height: area.height };
+  const stored: StoredRequest = { id: path.id, version: path.version, serviceType, options: etagOptions };
+  return { stored, options: { ...options, area } };
 }
 
 const STORED_THUMBNAIL = '/preview/image/:id/:version/:area/thumbnail/';
@@ -115,25 +53,15 @@ const STORED_PREVIEW = '/preview/image/:id/:version/:area/';
 function storedThumbnail(request: Request) {
   const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
   const query = parseRequestPart(storedThumbnailQuerySchema, request.query, 'query');
-  const options = {
-    area: path.area,
-    shape: query.shape,
-    quality: query.quality,
-    outputFormat: query.output_format,
-  };
-  return { kind: 'thumbnail', path, serviceType: query.service_type, options } as const;
+  const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+  return storedImage('thumbnail', path, query.service_type, options);
 }
 
 function storedPreview(request: Request) {
   const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
   const query = parseRequestPart(storedPreviewQuerySchema, request.query, 'query');
-  const options = {
-    area: path.area,
-    crop: query.crop,
-    quality: query.quality,
-    outputFormat: query.output_format,
-  };
-  return { kind: 'preview', path, serviceType: query.service_type, options } as const;
+  const options = { crop: query.crop, quality: query.quality, outputFormat: query.output_format };
+  return storedImage('preview', path, query.service_type, options);
 }
 
 async function answerUpload(
@@ -166,32 +94,35 @@ export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
   const router = Router();
 
   // HEAD first: Express would otherwise answer HEAD with the GET handler, rendering the whole image.
+  // HEAD reads the stored file's header, outside the render queue, for the Content-Type.
   router.head(STORED_THUMBNAIL, async (request, response) => {
-    const stored = storedThumbnail(request);
-    await answerStoredHead(request, response, stored, (input, signal) =>
-      service.planImageThumbnail(input, { ...stored.options, signal }),
-    );
+    const { stored, options } = storedThumbnail(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      const { format } = await service.planImageThumbnail(input, { ...options, signal });
+      return CONTENT_TYPES[format];
+    });
   });
 
   router.get(STORED_THUMBNAIL, async (request, response) => {
-    const stored = storedThumbnail(request);
-    await answerStored(request, response, stored, (input, signal) =>
-      service.imageThumbnail(input, { ...stored.options, signal }),
-    );
+    const { stored, options } = storedThumbnail(request);
+    await answerStored(request, response, stored, async (input, signal) => ({
+      image: await service.imageThumbnail(input, { ...options, signal }),
+    }));
   });
 
   router.head(STORED_PREVIEW, async (request, response) => {
-    const stored = storedPreview(request);
-    await answerStoredHead(request, response, stored, (input, signal) =>
-      service.planImagePreview(input, { ...stored.options, signal }),
-    );
+    const { stored, options } = storedPreview(request);
+    await answerStoredHead(request, response, stored, async (input, signal) => {
+      const { format } = await service.planImagePreview(input, { ...options, signal });
+      return CONTENT_TYPES[format];
+    });
   });
 
   router.get(STORED_PREVIEW, async (request, response) => {
-    const stored = storedPreview(request);
-    await answerStored(request, response, stored, (input, signal) =>
-      service.imagePreview(input, { ...stored.options, signal }),
-    );
+    const { stored, options } = storedPreview(request);
+    await answerStored(request, response, stored, async (input, signal) => ({
+      image: await service.imagePreview(input, { ...options, signal }),
+    }));
   });
 
   router.post('/preview/image/:area/thumbnail/', async (request, response) => {

@@ -17,7 +17,7 @@ export interface UploadSettings {
   uploadBuffers: UploadBufferPool;
 }
 
-/** What a PDF or document route answers: a PDF, or a thumbnail image. */
+/** What a stored-file or upload route answers: a PDF, or an image. */
 export type RouteResult = { pdf: Uint8Array } | { image: RenderedImage };
 
 /** An AbortSignal that fires when the client goes away before the answer is sent. */
@@ -36,12 +36,12 @@ function send(response: Response, result: RouteResult, headers: Record<string, s
   else response.type(`image/${result.image.format}`).send(result.image.data);
 }
 
-/** A stored-file request: what it renders and every option that decides the bytes (for the ETag). */
+/** A stored-file request: the file, and everything else that decides the bytes (for the ETag). */
 export interface StoredRequest {
-  route: string;
   id: string;
   version: number;
   serviceType: 'files' | 'chats';
+  /** The route that renders (`route`, or `kind` for the image routes) and every option it renders with. */
   options: Record<string, string | number | boolean | undefined>;
 }
 
@@ -57,7 +57,6 @@ function cachedOrHeaders(request: Request, response: Response, stored: StoredReq
   });
   const etag = renderEtag({
     ...stored.options,
-    route: stored.route,
     id: ref.id,
     version: ref.version,
     serviceType: ref.serviceType,

@@ -27,8 +27,13 @@ function storedThumbnail(request: Request) {
   const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
   const query = parseRequestPart(storedPdfThumbnailQuerySchema, request.query, 'query');
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-  const etagOptions = { ...options, width: path.area.width, height: path.area.height };
-  const stored = { route: 'pdf-thumbnail', ...path, serviceType: query.service_type, options: etagOptions };
+  const etagOptions = {
+    route: 'pdf-thumbnail',
+    ...options,
+    width: path.area.width,
+    height: path.area.height,
+  };
+  const stored = { ...path, serviceType: query.service_type, options: etagOptions };
   return { stored, options: { ...options, area: path.area } };
 }
 
@@ -37,7 +42,7 @@ function storedPreview(request: Request) {
   const query = parseRequestPart(storedPdfPreviewQuerySchema, request.query, 'query');
   const range = { firstPage: query.first_page, lastPage: query.last_page };
   return {
-    stored: { route: 'pdf-preview', ...path, serviceType: query.service_type, options: range },
+    stored: { ...path, serviceType: query.service_type, options: { route: 'pdf-preview', ...range } },
     range,
   };
 }
