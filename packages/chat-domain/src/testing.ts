@@ -1,7 +1,13 @@
 export { describeBlobStoreConformance } from './testing/blob-store-conformance.js';
 export { describeChatStoreConformance } from './testing/chat-store-conformance.js';
 export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';
-export { attachmentFixture, memberFixture, roomFixture, waitUntil } from './testing/fixtures.js';
+export {
+  attachmentFixture,
+  eventually,
+  memberFixture,
+  roomFixture,
+  waitUntil,
+} from './testing/fixtures.js';
 export {
   describeMediaServerConformance,
   type MediaServerOffers,

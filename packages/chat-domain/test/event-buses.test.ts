@@ -1,26 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createMemoryEventBus, openRedisEventBus } from '@collab-suite/chat-domain';
-import { describeEventBusConformance, waitUntil } from '@collab-suite/chat-domain/testing';
+import {
+  describeEventBusConformance,
+  eventually,
+  startPrivateRedis,
+  waitUntil,
+} from '@collab-suite/chat-domain/testing';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { startPrivateRedis } from '../src/testing/private-redis.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const channelPrefix = `collab-test-chat-${randomUUID()}:`;
-
-/** Retries `assertion` until it passes, for at most `timeoutMs`. */
-async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await assertion();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describeEventBusConformance('in-process', async () => {
   const bus = createMemoryEventBus();

@@ -50,3 +50,17 @@ export async function waitUntil(check: () => boolean, timeoutMs = 5000, what = '
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** Retries `assertion` every 50 ms until it passes; after `timeoutMs` rethrows its last failure. */
+export async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import { startPrivateRedis } from '@collab-suite/chat-domain/testing';
+import { eventually, startPrivateRedis } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
@@ -10,20 +10,6 @@ async function chatEventsHealth(server: ChatTestServer): Promise<Record<string, 
   const response = await fetch(`${server.url}/health/`);
   const health = (await response.json()) as { dependencies: { name: string }[] };
   return health.dependencies.find((dependency) => dependency.name === 'chat-events');
-}
-
-/** Retries `assertion` until it passes, for at most `timeoutMs`. */
-async function eventually(assertion: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await assertion();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
 }
 
 describe('chat events across two server instances on one Redis', () => {
