@@ -11,7 +11,8 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerStoredHead, answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerUpload, type UploadSettings } from './pdf-http.js';
+import { addStoredPageRoutes } from './stored-page-routes.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {
@@ -64,35 +65,12 @@ function storedPreview(request: Request) {
 export function createDocumentRoutes({ documentService, uploads }: DocumentRouteOptions): Router {
   const router = Router();
 
-  // HEAD first: Express would otherwise answer HEAD with the GET handler, converting the document.
-  router.head(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      const { format } = await documentService.planThumbnail(input, { ...options, signal });
-      return `image/${format}`;
-    });
-  });
-
-  router.get(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      image: await documentService.thumbnail(input, { ...options, signal }),
-    }));
-  });
-
-  router.head(STORED_PREVIEW, async (request, response) => {
-    const { stored, options } = storedPreview(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      await documentService.planPreview(input, { ...options, signal });
-      return 'application/pdf';
-    });
-  });
-
-  router.get(STORED_PREVIEW, async (request, response) => {
-    const { stored, options } = storedPreview(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      pdf: (await documentService.preview(input, { ...options, signal })).data,
-    }));
+  addStoredPageRoutes(router, {
+    service: documentService,
+    thumbnailPath: STORED_THUMBNAIL,
+    parseThumbnail: storedThumbnail,
+    previewPath: STORED_PREVIEW,
+    parsePreview: storedPreview,
   });
 
   router.post('/preview/document/:area/thumbnail/', async (request, response) => {

@@ -10,7 +10,8 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerStored, answerStoredHead, answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerUpload, type UploadSettings } from './pdf-http.js';
+import { addStoredPageRoutes } from './stored-page-routes.js';
 
 /** What the PDF routes need. */
 export interface PdfRouteOptions {
@@ -43,7 +44,7 @@ function storedPreview(request: Request) {
   const range = { firstPage: query.first_page, lastPage: query.last_page };
   return {
     stored: { ...path, serviceType: query.service_type, options: { route: 'pdf-preview', ...range } },
-    range,
+    options: range,
   };
 }
 
@@ -55,35 +56,12 @@ function storedPreview(request: Request) {
 export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRouteOptions): Router {
   const router = Router();
 
-  // HEAD first: Express would otherwise answer HEAD with the GET handler, rendering the whole page.
-  router.head(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      const { format } = await pdfService.planThumbnail(input, { ...options, signal });
-      return `image/${format}`;
-    });
-  });
-
-  router.get(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      image: await pdfService.thumbnail(input, { ...options, signal }),
-    }));
-  });
-
-  router.head(STORED_PREVIEW, async (request, response) => {
-    const { stored, range } = storedPreview(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      await pdfService.planPreview(input, { ...range, signal });
-      return 'application/pdf';
-    });
-  });
-
-  router.get(STORED_PREVIEW, async (request, response) => {
-    const { stored, range } = storedPreview(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      pdf: (await pdfService.preview(input, { ...range, signal })).data,
-    }));
+  addStoredPageRoutes(router, {
+    service: pdfService,
+    thumbnailPath: STORED_THUMBNAIL,
+    parseThumbnail: storedThumbnail,
+    previewPath: STORED_PREVIEW,
+    parsePreview: storedPreview,
   });
 
   router.post('/preview/pdf/:area/thumbnail/', async (request, response) => {
