@@ -11,7 +11,7 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
 import { addStoredPageRoutes } from './stored-page-routes.js';
 
 /** What the document routes need. */
@@ -28,14 +28,7 @@ function storedThumbnail(request: Request) {
   const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
   const locale = requestedLocale(query);
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
-  const etagOptions = {
-    route: 'document-thumbnail',
-    ...options,
-    width: path.area.width,
-    height: path.area.height,
-  };
-  const stored = { ...path, serviceType: query.service_type, options: etagOptions };
-  return { stored, options: { ...options, area: path.area } };
+  return storedAreaRequest({ route: 'document-thumbnail' }, path, query.service_type, options);
 }
 
 function storedPreview(request: Request) {

@@ -1,4 +1,4 @@
-import type { Area, PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
+import type { PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
 import { sendUploadAnswer } from '../http/send-upload-answer.js';
@@ -12,7 +12,7 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
-import { answerStored, answerStoredHead, clientGone, type StoredRequest } from './pdf-http.js';
+import { answerStored, answerStoredHead, clientGone, storedAreaRequest } from './pdf-http.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions {
@@ -31,22 +31,6 @@ const CONTENT_TYPES: Record<RenderedImage['format'], string> = {
 
 type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;
 
-/**
- * The stored-file request of an image route, whose ETag is made of `kind`, the options and the area's
- * width and height; and the options to render with.
- */
-function storedImage<Options extends Record<string, string | boolean | undefined>>(
-  kind: 'preview' | 'thumbnail',
-  path: { id: string; version: number; area: Area },
-  serviceType: 'files' | 'chats',
-  options: Options,
-) {
-  const { area } = path;
-  const etagOptions = { ...options, kind, width: area.width, height: area.height };
-  const stored: StoredRequest = { id: path.id, version: path.version, serviceType, options: etagOptions };
-  return { stored, options: { ...options, area } };
-}
-
 const STORED_THUMBNAIL = '/preview/image/:id/:version/:area/thumbnail/';
 const STORED_PREVIEW = '/preview/image/:id/:version/:area/';
 
@@ -54,14 +38,14 @@ function storedThumbnail(request: Request) {
   const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
   const query = parseRequestPart(storedThumbnailQuerySchema, request.query, 'query');
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-  return storedImage('thumbnail', path, query.service_type, options);
+  return storedAreaRequest({ kind: 'thumbnail' }, path, query.service_type, options);
 }
 
 function storedPreview(request: Request) {
   const path = parseRequestPart(storedFilePathSchema, request.params, 'path');
   const query = parseRequestPart(storedPreviewQuerySchema, request.query, 'query');
   const options = { crop: query.crop, quality: query.quality, outputFormat: query.output_format };
-  return storedImage('preview', path, query.service_type, options);
+  return storedAreaRequest({ kind: 'preview' }, path, query.service_type, options);
 }
 
 async function answerUpload(

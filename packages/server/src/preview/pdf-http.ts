@@ -1,4 +1,5 @@
 import {
+  type Area,
   normaliseStoredFileRef,
   type PreviewInput,
   type RenderedImage,
@@ -43,6 +44,25 @@ export interface StoredRequest {
   serviceType: 'files' | 'chats';
   /** The route that renders (`route`, or `kind` for the image routes) and every option it renders with. */
   options: Record<string, string | number | boolean | undefined>;
+}
+
+/**
+ * The stored-file request of a render sized to `path.area`, whose ETag is made of `name` (the route's:
+ * `{ route }`, or `{ kind }` for the image routes), the options and the area's width and height; and
+ * the options, with the area, to render with.
+ */
+export function storedAreaRequest<Options extends Record<string, string | boolean | undefined>>(
+  name: Record<string, string>,
+  path: { id: string; version: number; area: Area },
+  serviceType: 'files' | 'chats',
+  options: Options,
+): { stored: StoredRequest; options: Options & { area: Area } } {
+  const { area } = path;
+  const etagOptions = { ...name, ...options, width: area.width, height: area.height };
+  return {
+    stored: { id: path.id, version: path.version, serviceType, options: etagOptions },
+    options: { ...options, area },
+  };
 }
 
 /**

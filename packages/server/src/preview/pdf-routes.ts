@@ -10,7 +10,7 @@ import {
   storedThumbnailPathSchema,
   uploadThumbnailPathSchema,
 } from './page-request.js';
-import { answerUpload, type UploadSettings } from './pdf-http.js';
+import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
 import { addStoredPageRoutes } from './stored-page-routes.js';
 
 /** What the PDF routes need. */
@@ -28,14 +28,7 @@ function storedThumbnail(request: Request) {
   const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
   const query = parseRequestPart(storedPdfThumbnailQuerySchema, request.query, 'query');
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-  const etagOptions = {
-    route: 'pdf-thumbnail',
-    ...options,
-    width: path.area.width,
-    height: path.area.height,
-  };
-  const stored = { ...path, serviceType: query.service_type, options: etagOptions };
-  return { stored, options: { ...options, area: path.area } };
+  return storedAreaRequest({ route: 'pdf-thumbnail' }, path, query.service_type, options);
 }
 
 function storedPreview(request: Request) {
