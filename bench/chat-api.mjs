@@ -7,6 +7,8 @@
 // request; the POST reference also parses the JSON body). Target: rps ratio >= 0.5 on SQLite.
 // On SQLite a third line gives the floor of a durable creation: bare Express that writes the room
 // with chat-domain's SQLite store and nothing else, against the same bare reference.
+// Each line also gives the CPU per request of each server process (from /proc): its own work, which
+// load elsewhere on the machine barely moves, so the CPU ratio is the steadier figure of the two.
 // The load tool is autocannon, the same for both sides, in this process; servers are child processes.
 import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
@@ -112,6 +114,7 @@ async function startProcess(args, env) {
   child.stdout.resume();
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
@@ -149,34 +152,48 @@ async function seed(url, userId) {
   await Promise.all(Array.from({ length: 8 }, worker));
 }
 
-async function load(options) {
+/** CPU milliseconds used so far by every thread of process `pid` (utime + stime, 10 ms ticks). */
+function cpuMillisecondsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** Loads the server `target` ({ pid }) with `options`; rps, p99 and the server's CPU per request. */
+async function load(target, options) {
   await autocannon({ ...options, connections: CONNECTIONS, duration: 1 });
+  const cpuBefore = cpuMillisecondsOf(target.pid);
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_SECONDS });
+  const cpuMicroseconds = ((cpuMillisecondsOf(target.pid) - cpuBefore) * 1000) / result.requests.total;
   const failures = result.errors + result.timeouts + result.non2xx;
   if (failures > 0) throw new Error(`${options.method ?? 'GET'} ${options.url}: ${failures} failed requests`);
-  return { rps: result.requests.average, p99: result.latency.p99, bytes: result.throughput.average };
+  return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
 }
 
 function median(values) {
   return [...values].sort((a, b) => a - b)[values.length >> 1];
 }
 
-/** Alternates ROUNDS runs on each side, so load from elsewhere on the machine hits both alike. */
-async function compare(name, oursOptions, bareOptions, side = 'ours') {
-  const ours = [];
-  const bare = [];
+/**
+ * Alternates ROUNDS runs against `ours` and `bare` ({ url, pid }), so load from elsewhere on the
+ * machine hits both alike. Also prints each server's CPU per request: its own work, which other
+ * load on the machine barely moves (the rps ratio tends to it when the server is the bottleneck).
+ */
+async function compare(name, ours, bare, options, side = 'ours') {
+  const oursResults = [];
+  const bareResults = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    ours.push(await load(oursOptions));
-    bare.push(await load(bareOptions));
+    oursResults.push(await load(ours, { ...options, url: `${ours.url}${options.path}` }));
+    bareResults.push(await load(bare, { ...options, url: `${bare.url}${options.path}` }));
   }
-  const ratios = ours.map((result, index) => result.rps / bare[index].rps);
-  const rps = (results) => median(results.map((result) => result.rps));
-  const p99 = (results) => median(results.map((result) => result.p99));
+  const ratios = oursResults.map((result, index) => result.rps / bareResults[index].rps);
+  const medianOf = (results, key) => median(results.map((result) => result[key]));
+  const cpuRatio = medianOf(bareResults, 'cpuMicroseconds') / medianOf(oursResults, 'cpuMicroseconds');
   console.log(
-    `${name.padEnd(38)} ${side} ${rps(ours).toFixed(0).padStart(6)} req/s p99 ${String(p99(ours)).padStart(4)} ms | ` +
-      `bare Express ${rps(bare).toFixed(0).padStart(6)} req/s p99 ${String(p99(bare)).padStart(4)} ms | ` +
-      `rps ratio ${median(ratios).toFixed(2)} (median of rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.5), ` +
-      `p99 ratio ${(p99(bare) / Math.max(p99(ours), 1)).toFixed(2)}`,
+    `${name}: ${side} ${medianOf(oursResults, 'rps').toFixed(0)} req/s, p99 ${medianOf(oursResults, 'p99')} ms, ` +
+      `${medianOf(oursResults, 'cpuMicroseconds').toFixed(0)} us CPU/request | bare Express ${medianOf(bareResults, 'rps').toFixed(0)} req/s, ` +
+      `p99 ${medianOf(bareResults, 'p99')} ms, ${medianOf(bareResults, 'cpuMicroseconds').toFixed(0)} us CPU/request\n` +
+      `  rps ratio ${median(ratios).toFixed(2)} (median of rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.5); ` +
+      `CPU ratio bare/ours ${cpuRatio.toFixed(2)}; p99 ratio ${(medianOf(bareResults, 'p99') / Math.max(medianOf(oursResults, 'p99'), 1)).toFixed(2)}`,
   );
 }
 
@@ -220,17 +237,9 @@ async function main() {
       `database: ${databaseUrl ? 'postgresql' : 'sqlite'}; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
     );
     console.log(`GET ${listUrl}: ${JSON.stringify(list).length} bytes per response`);
-    await compare(
-      `GET ${listUrl}`,
-      { url: `${server.url}${listUrl}`, headers },
-      { url: `${bare.url}${listUrl}`, headers },
-    );
-    const post = { method: 'POST', headers, body: createBody };
-    await compare(
-      'POST /rooms',
-      { ...post, url: `${server.url}/rooms` },
-      { ...post, url: `${bare.url}/rooms` },
-    );
+    await compare(`GET ${listUrl}`, server, bare, { path: listUrl, headers });
+    const post = { method: 'POST', headers, body: createBody, path: '/rooms' };
+    await compare('POST /rooms', server, bare, post);
     if (!databaseUrl) {
       // What a durable room creation costs at least: bare Express plus the store's own write.
       floor = await startProcess([
@@ -239,12 +248,7 @@ async function main() {
         payloadFile,
         path.join(dataDir, 'floor.db'),
       ]);
-      await compare(
-        'POST /rooms, floor',
-        { ...post, url: `${floor.url}/rooms` },
-        { ...post, url: `${bare.url}/rooms` },
-        'bare Express + SQLite store',
-      );
+      await compare('POST /rooms, floor', floor, bare, post, 'bare Express + SQLite store');
     }
   } finally {
     await floor?.stop();
