@@ -1,7 +1,5 @@
 import type { PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
-import { readUploadedFile } from '../http/multipart.js';
-import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -12,7 +10,7 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
-import { answerStored, answerStoredHead, clientGone, storedAreaRequest } from './pdf-http.js';
+import { answerStored, answerStoredHead, answerUpload, storedAreaRequest } from './pdf-http.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions {
@@ -48,24 +46,17 @@ function storedPreview(request: Request) {
   return storedAreaRequest({ kind: 'preview' }, path, query.service_type, options);
 }
 
-async function answerUpload(
+/** An upload's preview or thumbnail; refused with 503 before the body is read when no slot is free. */
+async function answerImageUpload(
   request: Request,
   response: Response,
   options: ImageRouteOptions,
   render: Render,
 ) {
   options.service.assertCapacity();
-  const file = await readUploadedFile(request, {
-    fieldName: 'file',
-    maxBytes: options.maxUploadBytes,
-    pool: options.uploadBuffers,
-  });
-  try {
-    const image = await render(file.data, clientGone(response));
-    sendUploadAnswer(response, image.data, CONTENT_TYPES[image.format]);
-  } finally {
-    file.release();
-  }
+  await answerUpload(request, response, options, async (input, signal) => ({
+    image: await render(input, signal),
+  }));
 }
 
 /**
@@ -113,7 +104,7 @@ export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
     const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
     const query = parseRequestPart(thumbnailQuerySchema, request.query, 'query');
     const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
-    await answerUpload(request, response, routeOptions, (input, signal) =>
+    await answerImageUpload(request, response, routeOptions, (input, signal) =>
       service.imageThumbnail(input, { ...options, signal }),
     );
   });
@@ -122,7 +113,7 @@ export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
     const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');
     const query = parseRequestPart(previewQuerySchema, request.query, 'query');
     const options = { area, crop: query.crop, quality: query.quality, outputFormat: query.output_format };
-    await answerUpload(request, response, routeOptions, (input, signal) =>
+    await answerImageUpload(request, response, routeOptions, (input, signal) =>
       service.imagePreview(input, { ...options, signal }),
     );
   });
