@@ -8,12 +8,14 @@ export const maxRoomNameLength = 128;
 /** Longest room description, as in the original's API definition. */
 export const maxRoomDescriptionLength = 256;
 
-const uuid = z
+/** A UUID in any case, given back lower-case. */
+export const uuid = z
   .string()
   .refine(isUuid, { message: 'expected a UUID' })
   .transform((value) => value.toLowerCase());
 
-const caseInsensitiveEnum = <T extends readonly [string, ...string[]]>(values: T) =>
+/** One of `values`, compared without regard to case. */
+export const caseInsensitiveEnum = <T extends readonly [string, ...string[]]>(values: T) =>
   z.preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(values));
 
 /** Body of `createRoom` (RoomCreationFields). A missing `membersIds` is an empty list. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isUuid } from '../ids.js';
+import { caseInsensitiveEnum, uuid } from '../inputs.js';
 import { mediaTypes, meetingTypes } from './meeting-model.js';
 
 /** Longest meeting name, like a room name. */
@@ -10,14 +10,6 @@ export const maxMeetingNameLength = 128;
  * mistake or abuse (the SFU applies the same bound).
  */
 export const maxSdpBytes = 64 * 1024;
-
-const uuid = z
-  .string()
-  .refine(isUuid, { message: 'expected a UUID' })
-  .transform((value) => value.toLowerCase());
-
-const caseInsensitiveEnum = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.preprocess((value) => (typeof value === 'string' ? value.toLowerCase() : value), z.enum(values));
 
 const sdp = z
   .string()

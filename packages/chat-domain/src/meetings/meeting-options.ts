@@ -2,20 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createMemoryEventBus } from '../adapters/memory-event-bus.js';
 import { parseInput } from '../inputs.js';
+import { backgroundErrorHandlerSchema, idFactorySchema, portSchema } from '../option-schemas.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { MediaServer } from './media-server.js';
 import { createMemoryMediaServer } from './memory-media-server.js';
-
-const port = <T>(name: string, method: string) =>
-  z.custom<T>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as Record<string, unknown>)[method] === 'function',
-    { message: `expected a ${name} with a ${method}() method` },
-  );
 
 /** Limits of the meeting service; each has a default and a reason. */
 export const meetingLimitsSchema = z.object({
@@ -30,19 +22,17 @@ export const meetingLimitsSchema = z.object({
 
 /** Options of {@link createMeetingService}. The store is the chat store: meetings live in rooms. */
 export const meetingServiceOptionsSchema = z.object({
-  store: port<ChatStore>('ChatStore', 'insertMeeting'),
+  store: portSchema<ChatStore>('ChatStore', 'insertMeeting'),
   /** The chat service's bus, so that meeting events reach the same sessions. @default an in-process bus */
-  events: port<EventBus>('EventBus', 'publish').optional(),
+  events: portSchema<EventBus>('EventBus', 'publish').optional(),
   /** @default an in-memory media server without media (tests) */
-  media: port<MediaServer>('MediaServer', 'openMeeting').optional(),
+  media: portSchema<MediaServer>('MediaServer', 'openMeeting').optional(),
   /** @default the system clock */
-  clock: port<Clock>('Clock', 'now').optional(),
+  clock: portSchema<Clock>('Clock', 'now').optional(),
   /** Makes ids. @default crypto.randomUUID */
-  createId: z.custom<() => string>((value) => typeof value === 'function').optional(),
+  createId: idFactorySchema.optional(),
   /** Told about failures after a change was committed (event delivery, media cleanup). @default ignores them */
-  onBackgroundError: z
-    .custom<(error: unknown, context: string) => void>((value) => typeof value === 'function')
-    .optional(),
+  onBackgroundError: backgroundErrorHandlerSchema.optional(),
   limits: meetingLimitsSchema.prefault({}),
 });
 

@@ -4,6 +4,7 @@ import { createEventMessageDispatcher } from '../adapters/event-message-dispatch
 import { createMemoryBlobStore } from '../adapters/memory-blob-store.js';
 import { createMemoryEventBus } from '../adapters/memory-event-bus.js';
 import { parseInput } from '../inputs.js';
+import { backgroundErrorHandlerSchema, idFactorySchema, portSchema } from '../option-schemas.js';
 import type { BlobStore } from '../ports/blob-store.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
@@ -12,15 +13,6 @@ import type { MessageDispatcher } from '../ports/message-dispatcher.js';
 import { ignoringRoomObserver, type RoomObserver } from '../ports/room-observer.js';
 import { createOpenUserDirectory, type UserDirectory } from '../ports/user-directory.js';
 import { createMemoryChatStore } from '../stores/memory-chat-store.js';
-
-const port = <T>(name: string, method: string) =>
-  z.custom<T>(
-    (value) =>
-      typeof value === 'object' &&
-      value !== null &&
-      typeof (value as Record<string, unknown>)[method] === 'function',
-    { message: `expected a ${name} with a ${method}() method` },
-  );
 
 /** Limits of the chat service; each has a default and a reason. */
 export const chatLimitsSchema = z.object({
@@ -55,25 +47,23 @@ export const chatLimitsSchema = z.object({
 /** Options of {@link createChatService}; every port defaults to its in-memory implementation. */
 export const chatServiceOptionsSchema = z.object({
   /** @default an in-memory store */
-  store: port<ChatStore>('ChatStore', 'insertRoom').optional(),
+  store: portSchema<ChatStore>('ChatStore', 'insertRoom').optional(),
   /** @default an in-memory blob store */
-  blobs: port<BlobStore>('BlobStore', 'put').optional(),
+  blobs: portSchema<BlobStore>('BlobStore', 'put').optional(),
   /** @default every UUID is a user */
-  users: port<UserDirectory>('UserDirectory', 'userExists').optional(),
+  users: portSchema<UserDirectory>('UserDirectory', 'userExists').optional(),
   /** @default an in-process bus */
-  events: port<EventBus>('EventBus', 'publish').optional(),
+  events: portSchema<EventBus>('EventBus', 'publish').optional(),
   /** @default messages become events on `events` */
-  dispatcher: port<MessageDispatcher>('MessageDispatcher', 'dispatch').optional(),
+  dispatcher: portSchema<MessageDispatcher>('MessageDispatcher', 'dispatch').optional(),
   /** @default the system clock */
-  clock: port<Clock>('Clock', 'now').optional(),
+  clock: portSchema<Clock>('Clock', 'now').optional(),
   /** Makes ids. @default crypto.randomUUID */
-  createId: z.custom<() => string>((value) => typeof value === 'function').optional(),
+  createId: idFactorySchema.optional(),
   /** Told about event deliveries and blob deletions that failed after a change was committed. @default ignores them */
-  onBackgroundError: z
-    .custom<(error: unknown, context: string) => void>((value) => typeof value === 'function')
-    .optional(),
+  onBackgroundError: backgroundErrorHandlerSchema.optional(),
   /** Told when a room goes or loses a member (meetings follow). @default does nothing */
-  roomObserver: port<RoomObserver>('RoomObserver', 'roomDeleting').optional(),
+  roomObserver: portSchema<RoomObserver>('RoomObserver', 'roomDeleting').optional(),
   limits: chatLimitsSchema.prefault({}),
 });
 
