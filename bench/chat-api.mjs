@@ -10,7 +10,6 @@
 // Each line also gives the CPU per request of each server process (from /proc): its own work, which
 // load elsewhere on the machine barely moves, so the CPU ratio is the steadier figure of the two.
 // The load tool is autocannon, the same for both sides, in this process; servers are child processes.
-import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,6 +17,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMillisecondsOf, startListeningProcess } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverMain = path.join(root, 'packages/server/dist/main.js');
@@ -96,33 +96,6 @@ function token(userId) {
   return `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
 }
 
-async function startProcess(args, env) {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      for (const line of buffered.split('\n')) {
-        if (line.includes('server listening')) resolve(JSON.parse(line).port);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code} before listening`)));
-  });
-  child.stdout.resume();
-  return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
-    async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
 async function call(url, method, userId, body) {
   const response = await fetch(url, {
     method,
@@ -150,12 +123,6 @@ async function seed(url, userId) {
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
-}
-
-/** CPU milliseconds used so far by every thread of process `pid` (utime + stime, 10 ms ticks). */
-function cpuMillisecondsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** Loads the server `target` ({ pid }) with `options`; rps, p99 and the server's CPU per request. */
@@ -200,7 +167,7 @@ async function compare(name, ours, bare, options, side = 'ours') {
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
   const databaseUrl = process.env.BENCH_CHAT_DATABASE_URL;
-  const server = await startProcess([serverMain], {
+  const server = await startListeningProcess([serverMain], {
     PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -231,7 +198,7 @@ async function main() {
     const created = JSON.parse(await call(`${server.url}/rooms`, 'POST', userId, JSON.parse(createBody)));
     const payloadFile = path.join(dataDir, 'bare-payload.json');
     writeFileSync(payloadFile, JSON.stringify({ list, created }));
-    bare = await startProcess([fileURLToPath(import.meta.url), '--bare-server', payloadFile], {});
+    bare = await startListeningProcess([fileURLToPath(import.meta.url), '--bare-server', payloadFile], {});
 
     console.log(
       `database: ${databaseUrl ? 'postgresql' : 'sqlite'}; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
@@ -242,7 +209,7 @@ async function main() {
     await compare('POST /rooms', server, bare, post);
     if (!databaseUrl) {
       // What a durable room creation costs at least: bare Express plus the store's own write.
-      floor = await startProcess([
+      floor = await startListeningProcess([
         fileURLToPath(import.meta.url),
         '--bare-store-server',
         payloadFile,

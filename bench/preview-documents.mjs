@@ -20,6 +20,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
+import { startListeningProcess } from './lib/processes.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -55,7 +56,9 @@ function runBareThumbnailServer() {
       response.end(jpeg);
     });
   });
-  server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));
+  server.listen(0, '127.0.0.1', () =>
+    console.log(JSON.stringify({ msg: 'server listening', port: server.address().port })),
+  );
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
@@ -261,23 +264,9 @@ async function measureThumbnails(serverUrl, floorUrl, pdf) {
 
 /** Starts the bare node:http thumbnail server (this file with --bare-thumbnail-server). */
 async function startFloorServer() {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--bare-thumbnail-server'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  servers.push({
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once('data', (chunk) => resolve(JSON.parse(chunk.toString()).port));
-    child.once('exit', (code) => reject(new Error(`the floor server exited with ${code}`)));
-  });
-  child.stdout.resume();
-  return `http://127.0.0.1:${port}/`;
+  const floor = await startListeningProcess([fileURLToPath(import.meta.url), '--bare-thumbnail-server']);
+  servers.push(floor);
+  return `${floor.url}/`;
 }
 
 async function main() {

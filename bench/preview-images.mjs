@@ -3,13 +3,13 @@
 //    flight) divided by in-process sharp doing the same resize at the same concurrency. Target >= 0.8.
 // 2. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
 //    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
+import { cpuMillisecondsOf, startListeningProcess } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sharp = createRequire(path.join(root, 'packages/preview-core/package.json'))('sharp');
@@ -54,47 +54,23 @@ async function throughput(total, inFlight, task) {
 
 async function startServer(env) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-preview-'));
-  const child = spawn(process.execPath, [serverMain], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      DOCS_ENABLED: 'false',
-      // No LibreOffice pool: its instances would take cores and memory from the image work.
-      DOCUMENT_CONVERTER: 'none',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const server = await startListeningProcess([serverMain], {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    DOCS_ENABLED: 'false',
+    // No LibreOffice pool: its instances would take cores and memory from the image work.
+    DOCUMENT_CONVERTER: 'none',
+    ...env,
   });
-  const port = await new Promise((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk;
-      for (const line of buffered.split('\n')) {
-        if (line.includes('server listening')) resolve(JSON.parse(line).port);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening`)));
-  });
-  child.stdout.resume();
   return {
-    url: `http://127.0.0.1:${port}`,
-    pid: child.pid,
+    ...server,
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** CPU seconds used so far by every thread of process `pid` (utime + stime). */
-function cpuSecondsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function memoryOf(pid) {
@@ -132,9 +108,9 @@ async function measureThroughput() {
       const reference = await throughput(PER_ROUND, IN_FLIGHT, direct);
       cpu.direct += cpuMilliseconds(process.cpuUsage(own));
       own = process.cpuUsage();
-      const serverBefore = cpuSecondsOf(server.pid);
+      const serverBefore = cpuMillisecondsOf(server.pid);
       const measured = await throughput(PER_ROUND, IN_FLIGHT, viaServer);
-      cpu.server += (cpuSecondsOf(server.pid) - serverBefore) * 1000;
+      cpu.server += cpuMillisecondsOf(server.pid) - serverBefore;
       cpu.client += cpuMilliseconds(process.cpuUsage(own));
       directTotal += reference;
       serverTotal += measured;
