@@ -84,6 +84,13 @@ function detailText(answer: Answer): string {
   return Array.isArray(body.detail) ? body.detail.map((issue) => issue.msg).join('; ') : body.detail;
 }
 
+/** The refusal of an upload past the limit: 413, the connection closed, the limit named. */
+function expectTooLarge(refused: Answer): void {
+  expect(refused.status).toBe(413);
+  expect(refused.headers.connection).toBe('close');
+  expect(detailText(refused)).toBe(`the uploaded file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes`);
+}
+
 const form = (boundary = 'xyz') => ({ 'content-type': `multipart/form-data; boundary=${boundary}` });
 
 describe('the upload reader (busboy), through the image and PDF upload routes', () => {
@@ -187,11 +194,7 @@ describe('the upload reader (busboy), through the image and PDF upload routes', 
     outgoing.flushHeaders();
     const refused = await answer;
     outgoing.destroy();
-    expect(refused.status).toBe(413);
-    expect(refused.headers.connection).toBe('close');
-    expect(detailText(refused)).toBe(
-      `the uploaded file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes`,
-    );
+    expectTooLarge(refused);
     await expectStillServing();
   });
 
@@ -204,11 +207,7 @@ describe('the upload reader (busboy), through the image and PDF upload routes', 
       outgoing.write(Buffer.alloc(16 * 1024, 7));
     const refused = await answer;
     outgoing.destroy();
-    expect(refused.status).toBe(413);
-    expect(refused.headers.connection).toBe('close');
-    expect(detailText(refused)).toBe(
-      `the uploaded file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes`,
-    );
+    expectTooLarge(refused);
     await expectStillServing();
   });
 
@@ -224,11 +223,7 @@ describe('the upload reader (busboy), through the image and PDF upload routes', 
     }
     const refused = await answer;
     outgoing.destroy();
-    expect(refused.status).toBe(413);
-    expect(refused.headers.connection).toBe('close');
-    expect(detailText(refused)).toBe(
-      `the uploaded file is larger than the limit of ${MAX_UPLOAD_BYTES} bytes`,
-    );
+    expectTooLarge(refused);
     await expectStillServing();
   });
 
