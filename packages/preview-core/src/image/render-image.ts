@@ -94,8 +94,7 @@ function encode(image: Sharp, job: RenderJob): Sharp {
 
 function describeFailure(error: unknown, job: RenderJob): PreviewError {
   const text = error instanceof Error ? error.message : String(error);
-  // libvips may put its loader's own complaint before the timeout line in the same message.
-  const timedOut = /(?:^|\n)timeout: (\d+)% complete/.exec(text);
+  const timedOut = /^timeout: (\d+)% complete/.exec(text);
   if (timedOut) {
     const progress = timedOut[1];
     return new PreviewError(
