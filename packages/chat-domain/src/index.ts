@@ -21,7 +21,7 @@ export type {
   RoomMessagePayload,
   SystemMessageOperation,
 } from './events.js';
-export { isUuid, oneToOneKey } from './ids.js';
+export { isUuid, oneToOneKey, timeOrderedUuid } from './ids.js';
 export { detectImageType } from './image-sniff.js';
 export {
   extraFieldsSchema,

@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { createEventMessageDispatcher } from '../adapters/event-message-dispatcher.js';
 import { createMemoryBlobStore } from '../adapters/memory-blob-store.js';
 import { createMemoryEventBus } from '../adapters/memory-event-bus.js';
+import { timeOrderedUuid } from '../ids.js';
 import { parseInput } from '../inputs.js';
 import { backgroundErrorHandlerSchema, idFactorySchema, portSchema } from '../option-schemas.js';
 import type { BlobStore } from '../ports/blob-store.js';
@@ -58,7 +58,7 @@ export const chatServiceOptionsSchema = z.object({
   dispatcher: portSchema<MessageDispatcher>('MessageDispatcher', 'dispatch').optional(),
   /** @default the system clock */
   clock: portSchema<Clock>('Clock', 'now').optional(),
-  /** Makes ids. @default crypto.randomUUID */
+  /** Makes ids. @default {@link timeOrderedUuid} (version 7 UUIDs) */
   createId: idFactorySchema.optional(),
   /** Told about event deliveries and blob deletions that failed after a change was committed. @default ignores them */
   onBackgroundError: backgroundErrorHandlerSchema.optional(),
@@ -98,7 +98,7 @@ export function resolveChatServiceOptions(options: ChatServiceOptions = {}): Res
     events,
     dispatcher: parsed.dispatcher ?? createEventMessageDispatcher(events, clock),
     clock,
-    createId: parsed.createId ?? randomUUID,
+    createId: parsed.createId ?? timeOrderedUuid,
     onBackgroundError: parsed.onBackgroundError ?? (() => {}),
     roomObserver: parsed.roomObserver ?? ignoringRoomObserver,
     limits: parsed.limits,
