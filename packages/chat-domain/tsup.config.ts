@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/testing.ts'],
+  // The SQLite writer thread's entry sits beside the bundle that starts it.
+  entry: {
+    index: 'src/index.ts',
+    testing: 'src/testing.ts',
+    'sqlite-writer-worker': 'src/stores/sqlite-writer-worker.ts',
+  },
   format: ['esm'],
   dts: true,
   clean: true,

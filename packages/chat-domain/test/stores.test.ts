@@ -28,6 +28,11 @@ describeChatStoreConformance('sqlite file', async () => {
   return createSqliteChatStore({ filename: join(folder, `chat-${fileCount}.db`) });
 });
 
+describeChatStoreConformance('sqlite file, writes on the calling thread', async () => {
+  fileCount += 1;
+  return createSqliteChatStore({ filename: join(folder, `chat-${fileCount}.db`), writerThread: false });
+});
+
 let postgresUrl = '';
 describeChatStoreConformance('postgresql', async () => {
   postgresUrl ||= await chatTestDatabaseUrl();

@@ -103,6 +103,8 @@ export async function createChatFeature(
         check: async () => {
           try {
             await ports.store.listPendingBlobDeletions(1);
+            // A write that changes nothing: SQLite's writes run on a thread of their own, which must answer too.
+            await ports.store.forgetPendingBlobDeletions([]);
             return { live: true, ready: true, details: { kind: chatDatabaseKind(config.chat.databaseUrl) } };
           } catch {
             return { live: true, ready: false };

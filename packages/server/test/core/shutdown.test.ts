@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,5 +93,35 @@ describe('the server process (built dist/main.js)', () => {
     const result = await runMain({}, 'SIGTERM');
     expect(result.stdout).toContain('shutting down');
     expect(result.code).toBe(0);
+  });
+});
+
+describe('one server process per embedded chat database', () => {
+  it('a second server on the same DATA_DIR stops at start-up naming the first, which goes on', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'collab-main-shared-'));
+    const env = { PATH: process.env.PATH, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0' };
+    const first = spawn(process.execPath, [mainScript], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const firstExited = new Promise<number | null>((resolve) => first.on('exit', resolve));
+    let firstOutput = '';
+    await new Promise<void>((resolve, reject) => {
+      first.stdout.on('data', (chunk) => {
+        firstOutput += String(chunk);
+        if (firstOutput.includes('server listening')) resolve();
+      });
+      first.on('exit', () => reject(new Error(`the first server exited: ${firstOutput}`)));
+    });
+    try {
+      const second = await runMain({ DATA_DIR: dataDir });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(path.join(dataDir, 'chat.db'));
+      expect(second.stderr).toContain(`process ${first.pid}`);
+      const port = Number(/"port":(\d+)/.exec(firstOutput)?.[1]);
+      const health = await fetch(`http://127.0.0.1:${port}/health/ready/`);
+      expect(health.status).toBe(200);
+    } finally {
+      first.kill('SIGTERM');
+    }
+    expect(await firstExited).toBe(0);
+    expect(existsSync(path.join(dataDir, 'chat.db-owner'))).toBe(false);
   });
 });
