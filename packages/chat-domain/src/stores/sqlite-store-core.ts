@@ -28,8 +28,61 @@ type ListingRow = RoomRow & {
   s_muted: number | null;
   s_cleared_at: number | null;
   s_user_id: string | null;
-  members_json?: string;
+  members_json?: string | undefined;
 };
+
+/** The columns of the listing query, in order. */
+const listingColumns = [
+  'id',
+  'type',
+  'name',
+  'description',
+  'meeting_id',
+  'picture_updated_at',
+  'created_at',
+  'updated_at',
+  's_muted',
+  's_cleared_at',
+  's_user_id',
+  'members_json',
+] as const;
+
+/**
+ * A listing row from the array a `.raw()` statement gives. better-sqlite3 builds row objects from
+ * C++ at about 2.5 µs a row; arrays and an object literal here take a third of that for 200 rooms.
+ */
+function listingRowOf(columns: unknown[]): ListingRow {
+  const [id, type, name, description, meeting_id, picture_updated_at, created_at, updated_at] = columns as [
+    string,
+    string,
+    string,
+    string,
+    string | null,
+    number | null,
+    number,
+    number,
+  ];
+  const [s_muted, s_cleared_at, s_user_id, members_json] = columns.slice(8) as [
+    number | null,
+    number | null,
+    string | null,
+    string | undefined,
+  ];
+  return {
+    id,
+    type,
+    name,
+    description,
+    meeting_id,
+    picture_updated_at,
+    created_at,
+    updated_at,
+    s_muted,
+    s_cleared_at,
+    s_user_id,
+    members_json,
+  };
+}
 
 /** Rooms whose member lists the store keeps in memory; past it the cache starts over. */
 const maxCachedRooms = 50_000;
@@ -172,14 +225,23 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
      LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
      WHERE m.user_id = ? ORDER BY r.created_at, r.id`;
 
+  const listingStatements = [false, true].map((withMembers) => {
+    const statement = database.prepare(listingSql(withMembers));
+    const names = statement.columns().map((column) => column.name);
+    if (names.join() !== listingColumns.slice(0, names.length).join()) {
+      throw new Error(`the listing query's columns moved: ${names.join(', ')}`);
+    }
+    return statement.raw(true) as Statement<[string], unknown[]>;
+  }) as [Statement<[string], unknown[]>, Statement<[string], unknown[]>];
+
   /** Lists rooms; member lists come from the cache, read from SQLite only when one is missing. */
   const listRoomsOfUser = (
     userId: string,
     include: { members: boolean; settings: boolean },
   ): RoomListing[] => {
-    let rows = sql(listingSql(false)).all(userId) as ListingRow[];
+    let rows = listingStatements[0].all(userId).map(listingRowOf);
     if (include.members && rows.some((row) => !memberCache.has(row.id))) {
-      rows = sql(listingSql(true)).all(userId) as ListingRow[];
+      rows = listingStatements[1].all(userId).map(listingRowOf);
       if (memberCache.size + rows.length > maxCachedRooms) memberCache.clear();
       for (const row of rows) memberCache.set(row.id, membersFromJson(row.members_json ?? '[]'));
     }
