@@ -19,6 +19,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { runBareUploadServer } from './lib/bare-upload-server.mjs';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
 import { startListeningProcess } from './lib/processes.mjs';
 
@@ -37,30 +38,6 @@ const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
 const work = mkdtempSync(path.join(tmpdir(), 'bench-documents-'));
 const client = createMultipartClient({ maxSockets: 4 });
 const post = client.post;
-
-/**
- * The HTTP floor: bare node:http receiving the same upload and answering the raw thumbnail, no
- * framework, no checks. No server on this machine can answer faster than this.
- */
-function runBareThumbnailServer() {
-  const server = createServer((request, response) => {
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      // The benchmark's own multipart body: one part, its data between the blank line and the last boundary.
-      const start = body.indexOf('\r\n\r\n') + 4;
-      const end = body.lastIndexOf('\r\n--');
-      const jpeg = await rawThumbnail(body.subarray(start, end));
-      response.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': jpeg.length });
-      response.end(jpeg);
-    });
-  });
-  server.listen(0, '127.0.0.1', () =>
-    console.log(JSON.stringify({ msg: 'server listening', port: server.address().port })),
-  );
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
-}
 
 const percentile = (values, fraction) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -337,7 +314,7 @@ async function main() {
 }
 
 if (process.argv[2] === '--bare-thumbnail-server') {
-  runBareThumbnailServer();
+  runBareUploadServer(rawThumbnail, 'image/jpeg');
 } else {
   await main();
 }

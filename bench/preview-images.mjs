@@ -1,6 +1,9 @@
 // Image preview benchmark (run `pnpm build` first; `pnpm bench -- preview-images`).
 // 1. Thumbnails per second through the real HTTP server (12 MP JPEG upload -> 256x256 jpeg, 8 in
 //    flight) divided by in-process sharp doing the same resize at the same concurrency. Target >= 0.8.
+//    Also, in the same alternating rounds, the HTTP floor: bare node:http receiving the same upload
+//    and answering the same raw sharp thumbnail (no framework, no checks), to show how much of the
+//    gap is any HTTP upload's and how much is ours.
 // 2. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
 //    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -8,6 +11,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runBareUploadServer } from './lib/bare-upload-server.mjs';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
 import { cpuMillisecondsOf, startListeningProcess } from './lib/processes.mjs';
 
@@ -87,22 +91,26 @@ async function measureThroughput() {
   const body = multipartBody(photo, { fileName: 'photo.jpg', contentType: 'image/jpeg' });
   console.log(`12 MP JPEG: 4000x3000, ${(photo.length / 1024 / 1024).toFixed(1)} MiB`);
   sharp.cache(false);
-  const direct = () =>
-    sharp(photo).autoOrient().resize(256, 256, { fit: 'cover' }).jpeg({ quality: QUALITY }).toBuffer();
+  const direct = () => rawThumbnail(photo);
   const server = await startServer({});
+  const floor = await startListeningProcess([fileURLToPath(import.meta.url), '--bare-thumbnail-server']);
   try {
     const url = `${server.url}/preview/image/256x256/thumbnail/`;
     const check = await sharp(await post(url, body)).metadata();
     if (check.format !== 'jpeg' || check.width !== 256 || check.height !== 256)
       throw new Error('unexpected output');
     const viaServer = () => post(url, body);
+    const viaFloor = () => post(`${floor.url}/`, body);
     await throughput(WARM_UP, IN_FLIGHT, direct);
     await throughput(WARM_UP, IN_FLIGHT, viaServer);
+    await throughput(WARM_UP, IN_FLIGHT, viaFloor);
     // Alternate short rounds so load from other processes on the machine hits both sides alike.
     const ratios = [];
+    const floorRatios = [];
     let directTotal = 0;
     let serverTotal = 0;
-    const cpu = { direct: 0, server: 0, client: 0 };
+    let floorTotal = 0;
+    const cpu = { direct: 0, server: 0, client: 0, floor: 0 };
     for (let round = 0; round < ROUNDS; round += 1) {
       let own = process.cpuUsage();
       const reference = await throughput(PER_ROUND, IN_FLIGHT, direct);
@@ -112,13 +120,21 @@ async function measureThroughput() {
       const measured = await throughput(PER_ROUND, IN_FLIGHT, viaServer);
       cpu.server += cpuMillisecondsOf(server.pid) - serverBefore;
       cpu.client += cpuMilliseconds(process.cpuUsage(own));
+      const floorBefore = cpuMillisecondsOf(floor.pid);
+      const bare = await throughput(PER_ROUND, IN_FLIGHT, viaFloor);
+      cpu.floor += cpuMillisecondsOf(floor.pid) - floorBefore;
       directTotal += reference;
       serverTotal += measured;
+      floorTotal += bare;
       ratios.push(measured / reference);
+      floorRatios.push(bare / reference);
     }
     const perThumbnail = (milliseconds) => (milliseconds / (ROUNDS * PER_ROUND)).toFixed(1);
-    ratios.sort((a, b) => a - b);
-    const median = (ratios[(ROUNDS - 1) >> 1] + ratios[ROUNDS >> 1]) / 2;
+    const medianOf = (values) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return (sorted[(ROUNDS - 1) >> 1] + sorted[ROUNDS >> 1]) / 2;
+    };
+    const median = medianOf(ratios);
     console.log(
       `in-process sharp, ${IN_FLIGHT} in flight: ${(directTotal / ROUNDS).toFixed(1)} thumbnails/s`,
     );
@@ -131,8 +147,12 @@ async function measureThroughput() {
     console.log(
       `CPU per thumbnail: sharp ${perThumbnail(cpu.direct)} ms; server ${perThumbnail(cpu.server)} ms + benchmark client ${perThumbnail(cpu.client)} ms; sharp / (server + client) ${(cpu.direct / (cpu.server + cpu.client)).toFixed(2)} (the throughput ratio when every core is busy, whatever else runs on the machine)`,
     );
+    console.log(
+      `HTTP floor (bare node:http + raw sharp), ${IN_FLIGHT} in flight: ${(floorTotal / ROUNDS).toFixed(1)} thumbnails/s; floor / sharp ${medianOf(floorRatios).toFixed(2)} (rounds: ${floorRatios.map((ratio) => ratio.toFixed(2)).join(', ')}); server / floor ${(serverTotal / floorTotal).toFixed(2)}; floor CPU per thumbnail ${perThumbnail(cpu.floor)} ms`,
+    );
   } finally {
     await server.stop();
+    await floor.stop();
   }
 }
 
@@ -165,6 +185,16 @@ async function measureMemory() {
   }
 }
 
-await measureThroughput();
-await measureMemory();
-client.close();
+/** 256x256 jpeg thumbnail by sharp alone: the reference, also answered by the floor server. */
+function rawThumbnail(photo) {
+  return sharp(photo).autoOrient().resize(256, 256, { fit: 'cover' }).jpeg({ quality: QUALITY }).toBuffer();
+}
+
+if (process.argv[2] === '--bare-thumbnail-server') {
+  sharp.cache(false);
+  runBareUploadServer(rawThumbnail, 'image/jpeg');
+} else {
+  await measureThroughput();
+  await measureMemory();
+  client.close();
+}
