@@ -2,10 +2,12 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createSqliteChatStore, isChatError, type RoomRecord } from '@collab-suite/chat-domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+const packageRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 let folder = '';
 let count = 0;
 beforeAll(async () => {
@@ -125,6 +127,47 @@ describe('writes on the writer thread', () => {
     const error = await store.insertMember(roomId, member).catch((thrown: unknown) => thrown);
     expect(isChatError(error, 'already_member')).toBe(true);
     await store.close();
+  });
+
+  it('refuses a write whose arguments cannot reach the thread, and goes on with the next', async () => {
+    const store = createSqliteChatStore({ filename: nextFile() });
+    const uncopyable = { ...room('1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a13'), describe: () => 'a function' };
+    await expect(store.insertRoom(uncopyable, [])).rejects.toThrow(/could not be cloned/);
+    await store.insertRoom(room('1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a14'), []);
+    expect(await store.getRoom('1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a13')).toBeUndefined();
+    expect(await store.getRoom('1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a14')).toMatchObject({ name: 'Owned' });
+    await store.close();
+  });
+
+  it('keeps the process alive only while a write is pending, refused ones included', async () => {
+    // A process that writes, has one write refused and never closes the store must still end.
+    const script = join(folder, 'exits.mts');
+    const storeModule = pathToFileURL(join(packageRoot, 'src/index.ts')).href;
+    await writeFile(
+      script,
+      `import { createSqliteChatStore } from ${JSON.stringify(storeModule)};
+const store = createSqliteChatStore({ filename: ${JSON.stringify(nextFile())} });
+const room = { id: '1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a15', type: 'group', name: 'x', description: '', meetingId: null,
+  createdAt: new Date(1), updatedAt: new Date(1), pictureUpdatedAt: null };
+await store.insertRoom(room, []);
+await store.insertRoom({ ...room, id: '1a4f7a52-6e2c-4f7e-9a55-0b1d1d2f3a16', f: () => 1 }, []).catch(() => {});
+console.log('written', (await store.getRoom(room.id))?.name);
+`,
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: packageRoot });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    child.stderr.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    const timer = setTimeout(() => child.kill(), 15_000);
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal])),
+    );
+    clearTimeout(timer);
+    expect({ code, signal, output: output.trim() }).toEqual({ code: 0, signal: null, output: 'written x' });
   });
 
   it('after close, a write fails at once with the reason instead of waiting', async () => {

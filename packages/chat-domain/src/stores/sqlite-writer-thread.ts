@@ -84,7 +84,13 @@ export function startSqliteWriterThread(filename: string): SqliteWriterThread {
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
       const request: WriterRequest = { id, method, args };
-      worker.postMessage(request);
+      try {
+        worker.postMessage(request);
+      } catch (error) {
+        // Arguments that cannot be copied to the thread (a function, say): nothing was sent.
+        settle(id);
+        reject(error);
+      }
     });
   };
   return {
