@@ -40,6 +40,37 @@ const writeMethods = [
   'deleteParticipant',
 ] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
 
+/** The store methods that only read: they run on the calling thread's connection. */
+const readMethods = [
+  'getRoom',
+  'findOneToOneRoom',
+  'listRoomsOfUser',
+  'getMember',
+  'listMembers',
+  'getSettings',
+  'getPicture',
+  'getAttachment',
+  'listAttachments',
+  'listPendingBlobDeletions',
+  'getMeeting',
+  'getMeetingOfRoom',
+  'listMeetingsOfUser',
+  'listActiveMeetings',
+  'listExpiredMeetings',
+  'listParticipants',
+  'listParticipantsOfMeetings',
+  'getParticipant',
+  'findMeetingsOfQueue',
+] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
+
+type ClassifiedMethod = (typeof writeMethods)[number] | (typeof readMethods)[number] | 'close';
+/**
+ * Every store method is a read or a write. A method added to the port but to neither list stops
+ * the build here: unlisted, it would write on the calling thread and wait there for the writer.
+ */
+const everyMethodClassified: Record<Exclude<keyof ChatStoreWithoutRoomLock, ClassifiedMethod>, never> = {};
+void everyMethodClassified;
+
 /** Writes whose first argument is a room whose member list they change. */
 const memberWrites = new Set<string>(['deleteRoom', 'insertMember', 'deleteMember', 'setOwner']);
 
