@@ -12,7 +12,7 @@ import {
   uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
-import { addStoredPageRoutes } from './stored-page-routes.js';
+import { addStoredPageRoutes } from './stored-routes.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {

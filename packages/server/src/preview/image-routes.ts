@@ -1,6 +1,5 @@
 import type { PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
-import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { parseRequestPart } from '../http/validation.js';
 import {
   previewQuerySchema,
@@ -10,22 +9,13 @@ import {
   thumbnailQuerySchema,
   uploadPathSchema,
 } from './image-request.js';
-import { answerStored, answerStoredHead, answerUpload, storedAreaRequest } from './pdf-http.js';
+import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
+import { addStoredRoute } from './stored-routes.js';
 
 /** What the image routes need. */
-export interface ImageRouteOptions {
+export interface ImageRouteOptions extends UploadSettings {
   service: PreviewService;
-  /** Largest uploaded file, in bytes (413 past it). */
-  maxUploadBytes: number;
-  /** Buffers for upload bodies, given back once the render is done. */
-  uploadBuffers: UploadBufferPool;
 }
-
-const CONTENT_TYPES: Record<RenderedImage['format'], string> = {
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-};
 
 type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;
 
@@ -68,36 +58,18 @@ export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
   const { service } = routeOptions;
   const router = Router();
 
-  // HEAD first: Express would otherwise answer HEAD with the GET handler, rendering the whole image.
   // HEAD reads the stored file's header, outside the render queue, for the Content-Type.
-  router.head(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      const { format } = await service.planImageThumbnail(input, { ...options, signal });
-      return CONTENT_TYPES[format];
-    });
+  addStoredRoute(router, {
+    path: STORED_THUMBNAIL,
+    parse: storedThumbnail,
+    plan: async (input, options) => `image/${(await service.planImageThumbnail(input, options)).format}`,
+    render: async (input, options) => ({ image: await service.imageThumbnail(input, options) }),
   });
-
-  router.get(STORED_THUMBNAIL, async (request, response) => {
-    const { stored, options } = storedThumbnail(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      image: await service.imageThumbnail(input, { ...options, signal }),
-    }));
-  });
-
-  router.head(STORED_PREVIEW, async (request, response) => {
-    const { stored, options } = storedPreview(request);
-    await answerStoredHead(request, response, stored, async (input, signal) => {
-      const { format } = await service.planImagePreview(input, { ...options, signal });
-      return CONTENT_TYPES[format];
-    });
-  });
-
-  router.get(STORED_PREVIEW, async (request, response) => {
-    const { stored, options } = storedPreview(request);
-    await answerStored(request, response, stored, async (input, signal) => ({
-      image: await service.imagePreview(input, { ...options, signal }),
-    }));
+  addStoredRoute(router, {
+    path: STORED_PREVIEW,
+    parse: storedPreview,
+    plan: async (input, options) => `image/${(await service.planImagePreview(input, options)).format}`,
+    render: async (input, options) => ({ image: await service.imagePreview(input, options) }),
   });
 
   router.post('/preview/image/:area/thumbnail/', async (request, response) => {

@@ -30,11 +30,14 @@ export function clientGone(response: Response): AbortSignal {
   return controller.signal;
 }
 
-/** Sends the result; a PDF is copied, since it may be the upload's own (pooled) bytes. */
+/** Sends a stored file's result. Its PDF is never pooled upload bytes, so it is sent as it is. */
 function send(response: Response, result: RouteResult, headers: Record<string, string>): void {
   response.status(200).set(headers);
-  if ('pdf' in result) response.type('application/pdf').send(Buffer.from(result.pdf));
-  else response.type(`image/${result.image.format}`).send(result.image.data);
+  if ('pdf' in result) {
+    const { buffer, byteOffset, byteLength } = result.pdf;
+    // A Buffer view of the same bytes: Express sends a Uint8Array that is not a Buffer as JSON.
+    response.type('application/pdf').send(Buffer.from(buffer, byteOffset, byteLength));
+  } else response.type(`image/${result.image.format}`).send(result.image.data);
 }
 
 /** A stored-file request: the file, and everything else that decides the bytes (for the ETag). */
