@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { healthDependency } from '../support/test-server.js';
 import {
   type ChatTestServer,
   type EventsClient,
@@ -57,10 +58,7 @@ describe('WebSocket /events', () => {
   });
 
   it('reports the in-process bus in /health/ as ready and not required', async () => {
-    const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-      dependencies: { name: string }[];
-    };
-    expect(health.dependencies.find((dependency) => dependency.name === 'chat-events')).toEqual({
+    expect(await healthDependency(server.url, 'chat-events')).toEqual({
       name: 'chat-events',
       required: false,
       live: true,

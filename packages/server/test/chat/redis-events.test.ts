@@ -1,16 +1,13 @@
 import { eventually, startPrivateRedis } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { healthDependency } from '../support/test-server.js';
 import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** The `chat-events` entry of `/health/`. */
-async function chatEventsHealth(server: ChatTestServer): Promise<Record<string, unknown> | undefined> {
-  const response = await fetch(`${server.url}/health/`);
-  const health = (await response.json()) as { dependencies: { name: string }[] };
-  return health.dependencies.find((dependency) => dependency.name === 'chat-events');
-}
+const chatEventsHealth = (server: ChatTestServer) => healthDependency(server.url, 'chat-events');
 
 describe('chat events across two server instances on one Redis', () => {
   let first: ChatTestServer;

@@ -1,6 +1,6 @@
 import { gradientJpeg, imageFacts, makePdf, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, storeFile, upload } from './preview-test-support.js';
 
 /**
@@ -57,12 +57,7 @@ interface ConverterDetails {
 }
 
 async function converterDetails(server: TestServer): Promise<ConverterDetails> {
-  const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-    dependencies: { name: string; details: ConverterDetails }[];
-  };
-  const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
-  if (!converter) throw new Error('no document-converter in /health/');
-  return converter.details;
+  return (await healthDependency<ConverterDetails>(server.url, 'document-converter')).details;
 }
 
 describe('DOCUMENT_CACHE_MAX_BYTES=0 turns the converted-PDF cache off', () => {

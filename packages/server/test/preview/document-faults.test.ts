@@ -1,6 +1,6 @@
 import { makePdf, pdfPageTexts, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, upload } from './preview-test-support.js';
 
 // Faults of the document previews through HTTP, against real soffice processes started by the
@@ -15,12 +15,7 @@ interface PoolDetails {
 }
 
 async function poolDetails(server: TestServer): Promise<PoolDetails> {
-  const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-    dependencies: { name: string; details: PoolDetails }[];
-  };
-  const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
-  if (!converter) throw new Error('no document-converter in /health/');
-  return converter.details;
+  return (await healthDependency<PoolDetails>(server.url, 'document-converter')).details;
 }
 
 async function instanceGroup(server: TestServer): Promise<number> {

@@ -7,7 +7,7 @@ import {
   sampleDocument,
 } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, storeFile, upload } from './preview-test-support.js';
 
 // Real LibreOffice behind the routes: one warm instance (the machine has 2 cores).
@@ -36,12 +36,7 @@ describe('document routes with a warm LibreOffice pool', () => {
   afterAll(() => server.stop());
 
   async function converterDetails(): Promise<ConverterDetails> {
-    const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-      dependencies: { name: string; details: ConverterDetails }[];
-    };
-    const converter = health.dependencies.find((dependency) => dependency.name === 'document-converter');
-    if (!converter) throw new Error('no document-converter in /health/');
-    return converter.details;
+    return (await healthDependency<ConverterDetails>(server.url, 'document-converter')).details;
   }
 
   for (const sample of SAMPLE_DOCUMENTS) {

@@ -7,7 +7,7 @@ import {
   sampleDocument,
 } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, storeFile, upload } from './preview-test-support.js';
 
 // One render slot, no queue and a 1-second render limit. The costly SVG (fractal noise, a few hundred
@@ -46,11 +46,8 @@ describe('stored-file HEAD and the render time limit', () => {
     `${server.url}/preview/image/${id}/${version}/${rest}${rest.includes('?') ? '&' : '?'}service_type=files`;
 
   async function activeRenders(): Promise<number> {
-    const health = (await (await fetch(`${server.url}/health/`)).json()) as {
-      dependencies: { name: string; details: { activeRenders: number } }[];
-    };
-    return health.dependencies.find((dependency) => dependency.name === 'image-renderer')?.details
-      .activeRenders as number;
+    return (await healthDependency<{ activeRenders: number }>(server.url, 'image-renderer')).details
+      .activeRenders;
   }
 
   it('PREVIEW_RENDER_TIMEOUT_SECONDS: a render past it is a 400 without Retry-After, and the next one is served', async () => {

@@ -57,3 +57,28 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
 }
+
+/** One dependency as `/health/` lists it. */
+export interface HealthDependency<Details> {
+  name: string;
+  live: boolean;
+  ready: boolean;
+  required: boolean;
+  details: Details;
+}
+
+/**
+ * The dependency `name` of the `/health/` answer of the server at `baseUrl`.
+ * @throws when `/health/` lists no such dependency
+ */
+export async function healthDependency<Details = Record<string, unknown>>(
+  baseUrl: string,
+  name: string,
+): Promise<HealthDependency<Details>> {
+  const health = (await (await fetch(`${baseUrl}/health/`)).json()) as {
+    dependencies: HealthDependency<Details>[];
+  };
+  const dependency = health.dependencies.find((entry) => entry.name === name);
+  if (!dependency) throw new Error(`no ${name} in /health/`);
+  return dependency;
+}
