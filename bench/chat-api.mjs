@@ -19,10 +19,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuMillisecondsOf, startListeningProcess } from './lib/processes.mjs';
+import { cpuMillisecondsOf, startListeningProcess, startReferenceServer } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const serverMain = path.join(root, 'packages/server/dist/main.js');
 const ROOMS = 200;
 const MEMBERS_PER_ROOM = 20;
 const CONNECTIONS = 10;
@@ -170,14 +169,7 @@ async function compare(name, ours, bare, options, side = 'ours') {
 async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
   const databaseUrl = process.env.BENCH_CHAT_DATABASE_URL;
-  const server = await startListeningProcess([serverMain], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    DOCS_ENABLED: 'false',
-    // No LibreOffice pool: its instances would take cores from the chat work.
-    DOCUMENT_CONVERTER: 'none',
+  const server = await startReferenceServer({
     AUTH_JWT_SECRET: SECRET,
     ...(databaseUrl ? { CHAT_DATABASE_URL: databaseUrl } : {}),
   });

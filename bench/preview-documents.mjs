@@ -12,7 +12,6 @@
 //    still take memory and wake-ups from the work measured.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { runBareUploadServer } from './lib/bare-upload-server.mjs';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
-import { startListeningProcess } from './lib/processes.mjs';
+import { startListeningProcess, startReferenceServer } from './lib/processes.mjs';
 
 const run = promisify(execFile);
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,7 +30,6 @@ const mupdf = await import(pathToFileURL(path.join(previewCore, 'node_modules/mu
 const { generateFixtures } = await import(
   pathToFileURL(path.join(previewCore, 'test/fixtures/generate.mjs')).href
 );
-const serverMain = path.join(root, 'packages/server/dist/main.js');
 const core = await import(pathToFileURL(path.join(previewCore, 'dist/index.js')).href);
 const pdfService = core.createPdfPreviewService({ previewService: core.createPreviewService({}) });
 const python = process.env.LIBREOFFICE_PYTHON ?? '/usr/bin/python3';
@@ -56,58 +54,22 @@ async function timed(count, task) {
   return times;
 }
 
-async function freePort() {
-  const probe = createServer();
-  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 /** Every server started; the run stops them all at the end, even after a failure. */
 const servers = [];
 
 async function startServer(env) {
-  const dataDir = mkdtempSync(path.join(work, 'server-'));
-  const port = await freePort();
-  const child = spawn(process.execPath, [serverMain], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DOCS_ENABLED: 'false',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  child.stdout.resume();
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  };
-  servers.push({ stop });
-  for (let tries = 0; ; tries += 1) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before listening`);
-    const live = await fetch(`http://127.0.0.1:${port}/health/live/`).catch(() => undefined);
-    if (live?.status === 200) break;
-    if (tries > 600) throw new Error('the server never listened');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const url = `http://127.0.0.1:${port}`;
+  const server = await startReferenceServer(env);
+  servers.push(server);
   return {
-    url,
+    ...server,
     async waitForConverter() {
       for (let tries = 0; tries < 600; tries += 1) {
-        const response = await fetch(`${url}/health/ready/`);
+        const response = await fetch(`${server.url}/health/ready/`);
         if (response.status === 200) return;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       throw new Error('the document converter never became ready');
     },
-    stop,
   };
 }
 

@@ -6,18 +6,16 @@
 //    gap is any HTTP upload's and how much is ours.
 // 2. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
 //    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runBareUploadServer } from './lib/bare-upload-server.mjs';
 import { createMultipartClient, multipartBody } from './lib/multipart-client.mjs';
-import { cpuMillisecondsOf, startListeningProcess } from './lib/processes.mjs';
+import { cpuMillisecondsOf, startListeningProcess, startReferenceServer } from './lib/processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const sharp = createRequire(path.join(root, 'packages/preview-core/package.json'))('sharp');
-const serverMain = path.join(root, 'packages/server/dist/main.js');
 const IN_FLIGHT = 8;
 const ROUNDS = 4;
 const PER_ROUND = 60;
@@ -56,27 +54,6 @@ async function throughput(total, inFlight, task) {
   return total / ((performance.now() - started) / 1000);
 }
 
-async function startServer(env) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-preview-'));
-  const server = await startListeningProcess([serverMain], {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'info',
-    DOCS_ENABLED: 'false',
-    // No LibreOffice pool: its instances would take cores and memory from the image work.
-    DOCUMENT_CONVERTER: 'none',
-    ...env,
-  });
-  return {
-    ...server,
-    async stop() {
-      await server.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 function memoryOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
@@ -92,7 +69,7 @@ async function measureThroughput() {
   console.log(`12 MP JPEG: 4000x3000, ${(photo.length / 1024 / 1024).toFixed(1)} MiB`);
   sharp.cache(false);
   const direct = () => rawThumbnail(photo);
-  const server = await startServer({});
+  const server = await startReferenceServer();
   const floor = await startListeningProcess([fileURLToPath(import.meta.url), '--bare-thumbnail-server']);
   try {
     const url = `${server.url}/preview/image/256x256/thumbnail/`;
@@ -164,7 +141,7 @@ async function measureMemory() {
   console.log(
     `\n50 MP JPEG: ${width}x${height} (${((width * height) / 1e6).toFixed(1)} MP), ${(photo.length / 1024 / 1024).toFixed(1)} MiB`,
   );
-  const server = await startServer({});
+  const server = await startReferenceServer();
   try {
     const idle = memoryOf(server.pid);
     console.log(`server RSS at start: ${idle.currentMiB.toFixed(0)} MiB`);

@@ -1,8 +1,14 @@
-// Child processes the benchmarks measure: servers that print a JSON log line with
-// `"msg": "server listening"` and their `port` (the reference server does at LOG_LEVEL=info, and
-// the bare reference servers print one of their own).
+// Child processes the benchmarks measure: the reference server (startReferenceServer), and bare
+// reference servers that print a JSON line with `"msg": "server listening"` and their `port`
+// (startListeningProcess).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const serverMain = fileURLToPath(new URL('../../packages/server/dist/main.js', import.meta.url));
 
 /** Starts `node <args>` with `env` added, and resolves once it says which port it listens on. */
 export async function startListeningProcess(args, env = {}) {
@@ -37,4 +43,55 @@ export async function startListeningProcess(args, env = {}) {
 export function cpuMillisecondsOf(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function freePort() {
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * Starts the reference server (packages/server/dist/main.js; run `pnpm build` first) on a free
+ * loopback port with a fresh DATA_DIR, API docs off and no LibreOffice pool (an idle pool would
+ * take cores and memory from the work measured), then `env` on top; resolves once `/health/live/`
+ * answers, whatever LOG_LEVEL says. `stop()` ends it and removes its DATA_DIR.
+ */
+export async function startReferenceServer(env = {}) {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-server-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [serverMain], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DOCS_ENABLED: 'false',
+      DOCUMENT_CONVERTER: 'none',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries += 1) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} before listening`);
+    const live = await fetch(`${url}/health/live/`).catch(() => undefined);
+    if (live?.status === 200) break;
+    if (tries > 600) {
+      await stop();
+      throw new Error('the server never listened');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { url, pid: child.pid, dataDir, stop };
 }
