@@ -91,3 +91,12 @@ export class ChatError extends Error {
 export function isChatError(value: unknown, code?: ChatErrorCode): value is ChatError {
   return value instanceof ChatError && (code === undefined || value.code === code);
 }
+
+/** The ChatError `room_not_found` for `roomId`, which does not exist (or no longer does). */
+export function roomNotFound(roomId: string, cause?: unknown): ChatError {
+  return new ChatError(
+    'room_not_found',
+    `expected an existing room but ${roomId} does not exist`,
+    cause === undefined ? {} : { cause },
+  );
+}

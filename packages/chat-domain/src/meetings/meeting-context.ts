@@ -1,4 +1,4 @@
-import { ChatError, isChatError } from '../errors.js';
+import { ChatError, isChatError, roomNotFound } from '../errors.js';
 import type { ChatEventPayload } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
@@ -51,7 +51,7 @@ export function createMeetingContext(options: ResolvedMeetingServiceOptions): Me
     const roomId = parseId(rawRoomId, 'room_not_found', 'room');
     const room = await store.getRoom(roomId);
     if (room === undefined) {
-      throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
+      throw roomNotFound(roomId);
     }
     return { room, caller: requireMember(room, await store.getMember(roomId, actor.userId)) };
   };

@@ -1,4 +1,4 @@
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type { ChatEventPayload, RoomMessagePayload } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
@@ -60,8 +60,7 @@ export function createServiceContext(options: ResolvedChatServiceOptions): Servi
     async roomAsMember(actor, rawRoomId) {
       const roomId = parseId(rawRoomId, 'room_not_found', 'room');
       const room = await store.getRoom(roomId);
-      if (room === undefined)
-        throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
+      if (room === undefined) throw roomNotFound(roomId);
       const caller = requireMember(room, await store.getMember(roomId, actor.userId));
       return { room, caller };
     },

@@ -1,4 +1,4 @@
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 
 /** The columns of `chat_rooms` (aliased `r`) that both SQL stores read into a `RoomRow`. */
 export const roomColumns =
@@ -19,9 +19,7 @@ export function throwConstraintViolation(
   userId?: string,
 ): never {
   if (violation === 'missing_room') {
-    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
-      cause: error,
-    });
+    throw roomNotFound(roomId, error);
   }
   if (violation === 'duplicate_key' && userId !== undefined) {
     throw new ChatError('already_member', `expected a new member but ${userId} is already one`, {

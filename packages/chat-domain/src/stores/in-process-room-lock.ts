@@ -1,4 +1,4 @@
-import { ChatError } from '../errors.js';
+import { roomNotFound } from '../errors.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import type { LockedRoom } from '../ports/locked-room.js';
 import { createKeyedLock } from '../service/keyed-lock.js';
@@ -19,7 +19,7 @@ export function withInProcessRoomLock(store: ChatStoreWithoutRoomLock): ChatStor
       return locks.run(roomId, async () => {
         const room = await store.getRoom(roomId);
         if (room === undefined) {
-          throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
+          throw roomNotFound(roomId);
         }
         const locked: LockedRoom = {
           room,

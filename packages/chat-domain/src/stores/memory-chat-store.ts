@@ -1,4 +1,4 @@
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type {
   AttachmentRecord,
   MemberRecord,
@@ -17,10 +17,6 @@ import {
   isAfterCursor,
 } from './ordering.js';
 
-function roomMissing(roomId: string): ChatError {
-  return new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
-}
-
 /** A {@link ChatStore} in memory, for tests and throwaway servers. */
 export function createMemoryChatStore(): ChatStore {
   const rooms = new Map<string, RoomRecord>();
@@ -35,7 +31,7 @@ export function createMemoryChatStore(): ChatStore {
 
   const existingRoom = (roomId: string): RoomRecord => {
     const room = rooms.get(roomId);
-    if (room === undefined) throw roomMissing(roomId);
+    if (room === undefined) throw roomNotFound(roomId);
     return room;
   };
   const linkUser = (roomId: string, userId: string) => {

@@ -1,4 +1,4 @@
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type { MeetingRecord, ParticipantRecord } from '../meetings/meeting-model.js';
 import type { MeetingStore } from '../ports/meeting-store.js';
 
@@ -46,10 +46,7 @@ export function createMemoryMeetingQueries(
     },
     async insertMeeting(meeting) {
       if (!rooms.roomExists(meeting.roomId)) {
-        throw new ChatError(
-          'room_not_found',
-          `expected an existing room but ${meeting.roomId} does not exist`,
-        );
+        throw roomNotFound(meeting.roomId);
       }
       if (meetingOfRoom.has(meeting.roomId)) {
         throw new ChatError('meeting_exists', `expected no meeting in room ${meeting.roomId} but it has one`);

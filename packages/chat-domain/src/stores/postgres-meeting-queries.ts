@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type { MeetingStore } from '../ports/meeting-store.js';
 import {
   type MeetingRow,
@@ -23,9 +23,7 @@ function translateMeetingError(error: unknown, meetingId: string, roomId?: strin
     });
   }
   if (code === '23503' && constraint.includes('room')) {
-    throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`, {
-      cause: error,
-    });
+    throw roomNotFound(String(roomId), error);
   }
   if (code === '23503') {
     throw new ChatError('meeting_not_found', `expected an existing meeting but ${meetingId} does not exist`, {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type { MemberRecord, RoomRecord, RoomUserSettingsRecord } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import type { LockedRoom } from '../ports/locked-room.js';
@@ -174,7 +174,7 @@ export function createPostgresMemberQueries({
         );
         const row = result.rows[0];
         if (row === undefined) {
-          throw new ChatError('room_not_found', `expected an existing room but ${roomId} does not exist`);
+          throw roomNotFound(roomId);
         }
         let open = true;
         try {

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { ChatError } from '../errors.js';
+import { ChatError, roomNotFound } from '../errors.js';
 import type { MeetingRecord, ParticipantRecord } from '../meetings/meeting-model.js';
 import type { MeetingStore } from '../ports/meeting-store.js';
 import {
@@ -33,7 +33,7 @@ export function createSqliteMeetingQueries(context: {
       | { meeting_id: string | null }
       | undefined;
     if (room === undefined) {
-      throw new ChatError('room_not_found', `expected an existing room but ${meeting.roomId} does not exist`);
+      throw roomNotFound(meeting.roomId);
     }
     if (meetingRow('room_id = ?', meeting.roomId) !== undefined) {
       throw new ChatError('meeting_exists', `expected no meeting in room ${meeting.roomId} but it has one`);
