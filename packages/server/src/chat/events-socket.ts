@@ -51,8 +51,11 @@ function refuse(socket: Duplex, status: keyof typeof refusals, message: string):
 
 /** The path of a request target; undefined when it is not a URL (e.g. `http://[`). */
 function pathOf(target: string | undefined): string | undefined {
-  const base = 'http://localhost';
-  return URL.canParse(target ?? '/', base) ? new URL(target ?? '/', base).pathname : undefined;
+  try {
+    return new URL(target ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
