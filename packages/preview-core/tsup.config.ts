@@ -1,7 +1,12 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', 'testing/index': 'src/testing/index.ts' },
+  // The PDF worker thread's entry sits beside the bundle that starts it.
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'pdf-worker': 'src/pdf/pdf-worker.ts',
+  },
   format: ['esm'],
   dts: true,
   clean: true,

@@ -53,8 +53,10 @@ export const environmentSchema = z.object({
   PREVIEW_MAX_CONCURRENT_RENDERS: integer(1).default(4),
   /** Renders waiting for a slot; past it requests get 503 with Retry-After. */
   PREVIEW_MAX_QUEUED_RENDERS: integer(0).default(32),
-  /** Longest one image render (also the resize of a PDF/document thumbnail) may work, in seconds (400 past it). */
+  /** Longest one image render, PDF render or page copy may work, in seconds (400 past it). */
   PREVIEW_RENDER_TIMEOUT_SECONDS: integer(1).max(3600).default(20),
+  /** Worker threads for PDF work (mupdf, pdf-lib); default one per core. */
+  PREVIEW_PDF_WORKERS: integer(1).max(256).optional(),
   /** Most pages one PDF or document preview may copy (the whole document is never limited). */
   PREVIEW_MAX_PDF_PAGES: integer(1).default(500),
   /** Most pixels of a rendered PDF page for a thumbnail; larger renders are scaled down. */
@@ -182,6 +184,8 @@ export interface ServerConfig {
     maxConcurrentRenders: number;
     maxQueuedRenders: number;
     renderTimeoutSeconds: number;
+    /** Undefined: one per core. */
+    pdfWorkers: number | undefined;
     maxPdfPages: number;
     maxRenderPixels: number;
   };
@@ -271,6 +275,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxConcurrentRenders: values.PREVIEW_MAX_CONCURRENT_RENDERS,
       maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
       renderTimeoutSeconds: values.PREVIEW_RENDER_TIMEOUT_SECONDS,
+      pdfWorkers: values.PREVIEW_PDF_WORKERS,
       maxPdfPages: values.PREVIEW_MAX_PDF_PAGES,
       maxRenderPixels: values.PREVIEW_MAX_RENDER_PIXELS,
     },

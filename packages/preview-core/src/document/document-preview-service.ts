@@ -157,6 +157,9 @@ export function createDocumentPreviewService(options: {
     return { data, type: await detectDocumentType(data, zipLimits) };
   };
 
+  // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
+  const isCached = (input: PreviewInput) => cache !== undefined && !(input instanceof Uint8Array);
+
   const convert = async (input: PreviewInput, request: DocumentRequestOptions): Promise<ConvertedPdf> => {
     const locale = normaliseLocale(request.locale, limits.defaultLocale);
     const run = async () => {
@@ -172,14 +175,14 @@ export function createDocumentPreviewService(options: {
     limits,
     async preview(input, request = {}) {
       const { pdf, type } = await convert(input, request);
-      const preview = await pdfService.preview(pdf, request);
+      const preview = await pdfService.preview(pdf, { ...request, transferInput: !isCached(input) });
       return { ...preview, documentType: type };
     },
     async thumbnail(input, request) {
       assertPageThumbnailFormat(request, 'document');
       resolveArea(request.area, previewService.limits.maxOutputSide);
       const { pdf } = await convert(input, request);
-      return pdfService.thumbnail(pdf, request);
+      return pdfService.thumbnail(pdf, { ...request, transferInput: !isCached(input) });
     },
     async planPreview(input, request = {}) {
       normaliseLocale(request.locale, limits.defaultLocale);

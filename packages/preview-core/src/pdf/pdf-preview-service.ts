@@ -7,9 +7,25 @@ import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
 import type { PdfLimitsInput } from './pdf-options.js';
 import { createPdfPreviewer, type PdfPreview, type PdfPreviewer } from './pdf-previewer.js';
+import {
+  createPdfWorkerPool,
+  type PdfWorkerPool,
+  type PdfWorkerPoolOptions,
+  type PdfWorkerPoolStats,
+} from './pdf-worker-pool.js';
 
-/** A PDF preview request: the page range and an optional abort signal. */
-export interface PdfPreviewRequest extends PageRangeRequest {
+/** How a request hands its input to the PDF workers. */
+export interface PdfInputOptions {
+  /**
+   * Hand an uploaded `Uint8Array` to the worker instead of copying it: the whole ArrayBuffer behind
+   * it is moved and detached (see `PdfTaskOptions.transferInput`). Stored files are always handed over.
+   * @default false
+   */
+  readonly transferInput?: boolean | undefined;
+}
+
+/** A PDF preview request: the page range, an optional abort signal and how the input is handed over. */
+export interface PdfPreviewRequest extends PageRangeRequest, PdfInputOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -26,9 +42,9 @@ export interface PdfPreviewService {
    * A thumbnail of the first page: rendered by mupdf, its raw pixels cropped from the top by sharp.
    * @throws {PreviewError} `INVALID_AREA`, `OUTPUT_TOO_LARGE`, `INVALID_OPTION` (gif output),
    * `UNREADABLE_INPUT`, `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`, `NOT_FOUND`, `STORAGE_UNAVAILABLE`, `BUSY`,
-   * `RENDER_TIMEOUT` (the sharp step; mupdf's own drawing is not bounded in time).
+   * `RENDER_TIMEOUT` (mupdf's drawing, in its worker, or the sharp step).
    */
-  thumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<RenderedImage>;
+  thumbnail(input: PreviewInput, request: ImageThumbnailRequest & PdfInputOptions): Promise<RenderedImage>;
   /**
    * Checks what {@link PdfPreviewService.preview} checks before opening the PDF (the input exists and
    * is within the size limit), without opening, copying or queueing anything (e.g. for HTTP HEAD).
@@ -42,6 +58,15 @@ export interface PdfPreviewService {
    * codes of `planPreview`.
    */
   planThumbnail(input: PreviewInput, request: ImageThumbnailRequest): Promise<{ format: OutputFormat }>;
+  /**
+   * Fails now when PDF work asked at this moment would be refused (before reading a large upload).
+   * @throws {PreviewError} `BUSY` with `details.retryAfterSeconds`.
+   */
+  assertCapacity(): void;
+  /** The worker pool's figures, for health reports. */
+  stats(): PdfWorkerPoolStats;
+  /** Stops the worker pool it created (not one passed in). */
+  close(): Promise<void>;
 }
 
 /** The output format of a page thumbnail: jpeg unless png is asked; gif is refused. */
@@ -63,19 +88,28 @@ export function assertPageThumbnailFormat(request: ImageThumbnailRequest, source
 
 /**
  * Creates the PDF part of the preview service on top of an image {@link PreviewService} (its input
- * reading, render queue and thumbnail pipeline).
- * @throws {ZodError} when a limit is malformed.
+ * reading and thumbnail pipeline). PDF work runs in `pool`, or in a pool of its own created from
+ * `workers` whose deadline defaults to the image service's `renderTimeoutSeconds`.
+ * @throws {ZodError} when a limit or option is malformed.
  */
 export function createPdfPreviewService(options: {
   readonly previewService: PreviewService;
   readonly limits?: PdfLimitsInput;
+  readonly workers?: PdfWorkerPoolOptions;
+  readonly pool?: PdfWorkerPool;
 }): PdfPreviewService {
   const { previewService } = options;
-  const previewer = createPdfPreviewer(options.limits);
+  const pool =
+    options.pool ??
+    createPdfWorkerPool({ timeoutSeconds: previewService.limits.renderTimeoutSeconds, ...options.workers });
+  const previewer = createPdfPreviewer(options.limits, pool);
   const readPdf = async (input: PreviewInput, signal: AbortSignal | undefined) => {
     const bytes = await previewService.readInput(input, signal);
     assertPdfSize(bytes, previewer.limits.maxInputBytes);
   };
+  // Stored files are read for this request alone; uploads are the caller's unless it hands them over.
+  const transferInput = (input: PreviewInput, request: PdfInputOptions) =>
+    !(input instanceof Uint8Array) || request.transferInput === true;
   return {
     previewer,
     planPreview: (input, request = {}) => readPdf(input, request.signal),
@@ -87,17 +121,24 @@ export function createPdfPreviewService(options: {
     },
     async preview(input, request = {}) {
       const bytes = await previewService.readInput(input, request.signal);
-      return previewService.schedule(() => previewer.preview(bytes, request), request.signal);
+      return previewer.preview(bytes, request, {
+        signal: request.signal,
+        transferInput: transferInput(input, request),
+      });
     },
     async thumbnail(input, request) {
       assertPageThumbnailFormat(request, 'PDF');
       const area = resolveArea(request.area, previewService.limits.maxOutputSide);
       const bytes = await previewService.readInput(input, request.signal);
-      const pixels = await previewService.schedule(
-        () => previewer.renderFirstPage(bytes, area),
-        request.signal,
-      );
-      return previewService.thumbnailFromPixels(pixels, { ...request, area, cropPosition: 'top' });
+      const pixels = await previewer.renderFirstPage(bytes, area, {
+        signal: request.signal,
+        transferInput: transferInput(input, request),
+      });
+      const { transferInput: _handedOver, ...imageRequest } = request;
+      return previewService.thumbnailFromPixels(pixels, { ...imageRequest, area, cropPosition: 'top' });
     },
+    assertCapacity: () => pool.assertCapacity(),
+    stats: () => pool.stats(),
+    close: () => (options.pool ? Promise.resolve() : pool.close()),
   };
 }

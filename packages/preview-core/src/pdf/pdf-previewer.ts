@@ -1,69 +1,67 @@
 import type { Area } from '../image/area.js';
 import type { RawPixels } from '../image/render-image.js';
-import { assertPdfSize, openPdf } from './open-pdf.js';
-import { type PageRangeRequest, resolvePageSelection } from './page-selection.js';
+import { assertPdfSize } from './open-pdf.js';
+import type { PageRangeRequest } from './page-selection.js';
 import { type PdfLimits, type PdfLimitsInput, pdfLimitsSchema } from './pdf-options.js';
-import { renderPage } from './render-page.js';
-import { selectPages } from './select-pages.js';
+import type { PdfTask, SelectedPages } from './pdf-task.js';
+import { createPdfWorkerPool, type PdfTaskOptions, type PdfWorkerPool } from './pdf-worker-pool.js';
 
 /** A PDF preview: the bytes and which pages of how many they hold. */
-export interface PdfPreview {
-  readonly data: Uint8Array;
-  readonly firstPage: number;
-  readonly lastPage: number;
-  /** Pages of the source document. */
-  readonly pageCount: number;
-}
+export type PdfPreview = SelectedPages;
 
-/** Page selection and first-page rendering of PDFs (pdf-lib to copy pages, mupdf to open and draw). */
+/** Page selection and first-page rendering of PDFs, done by a {@link PdfWorkerPool}. */
 export interface PdfPreviewer {
   readonly limits: PdfLimits;
+  readonly pool: PdfWorkerPool;
   /**
-   * The selected pages as a new PDF; the whole document returns the original bytes unchanged.
+   * The selected pages as a new PDF; the whole document returns the original bytes unchanged (the
+   * same array unless `transferInput` handed it to the worker).
    * @throws {PreviewError} `UNREADABLE_INPUT` (empty, corrupt, no pages), `PASSWORD_PROTECTED`,
    * `INPUT_TOO_LARGE`, `INVALID_OPTION` (first_page below 1, past the end or after last_page),
-   * `TOO_MANY_PAGES`.
+   * `TOO_MANY_PAGES`, `RENDER_TIMEOUT`, `BUSY`.
    */
-  preview(bytes: Uint8Array, range?: PageRangeRequest): Promise<PdfPreview>;
+  preview(bytes: Uint8Array, range?: PageRangeRequest, options?: PdfTaskOptions): Promise<PdfPreview>;
   /**
    * The first page as raw RGB pixels large enough to cover `area`, for the thumbnail pipeline.
-   * @throws {PreviewError} `UNREADABLE_INPUT`, `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`.
+   * @throws {PreviewError} `UNREADABLE_INPUT`, `PASSWORD_PROTECTED`, `INPUT_TOO_LARGE`,
+   * `RENDER_TIMEOUT`, `BUSY`.
    */
-  renderFirstPage(bytes: Uint8Array, area: Area): Promise<RawPixels>;
+  renderFirstPage(bytes: Uint8Array, area: Area, options?: PdfTaskOptions): Promise<RawPixels>;
+  /** Terminates the pool's workers (only when the previewer created the pool). */
+  close(): Promise<void>;
 }
 
 /**
- * Creates a {@link PdfPreviewer}; `limits` are parsed once with {@link pdfLimitsSchema}.
+ * Creates a {@link PdfPreviewer}; `limits` are parsed once with {@link pdfLimitsSchema}. Without a
+ * `pool` it starts its own, with the default options, and `close()` stops it.
  * @throws {ZodError} when a limit is not a positive whole number.
  */
-export function createPdfPreviewer(limits: PdfLimitsInput = {}): PdfPreviewer {
+export function createPdfPreviewer(limits: PdfLimitsInput = {}, pool?: PdfWorkerPool): PdfPreviewer {
   const parsed = pdfLimitsSchema.parse(limits);
+  const workers = pool ?? createPdfWorkerPool();
   return {
     limits: parsed,
-    async preview(bytes, range = {}) {
+    pool: workers,
+    async preview(bytes, range = {}, options = {}) {
       assertPdfSize(bytes, parsed.maxInputBytes);
-      const opened = await openPdf(bytes);
-      try {
-        const selection = resolvePageSelection(range, opened.pageCount, parsed.maxPagesPerSelection);
-        const data = await selectPages(bytes, opened, selection);
-        return {
-          data,
-          firstPage: selection.firstPage,
-          lastPage: selection.lastPage,
-          pageCount: opened.pageCount,
-        };
-      } finally {
-        opened.close();
-      }
+      const { maxPagesPerSelection } = parsed;
+      const task: PdfTask = { kind: 'select-pages', bytes, range, maxPagesPerSelection };
+      const { value } = await workers.run(task, options);
+      const preview = value as SelectedPages;
+      const whole = preview.firstPage === 1 && preview.lastPage === preview.pageCount;
+      return whole && bytes.byteLength > 0 ? { ...preview, data: bytes } : preview;
     },
-    async renderFirstPage(bytes, area) {
+    async renderFirstPage(bytes, area, options = {}) {
       assertPdfSize(bytes, parsed.maxInputBytes);
-      const opened = await openPdf(bytes);
-      try {
-        return renderPage(opened, 0, area, parsed.maxRenderPixels, { thumbnailOnly: true });
-      } finally {
-        opened.close();
-      }
+      const task: PdfTask = {
+        kind: 'render-first-page',
+        bytes,
+        area,
+        maxRenderPixels: parsed.maxRenderPixels,
+      };
+      const { value } = await workers.run(task, options);
+      return value as RawPixels;
     },
+    close: () => (pool ? Promise.resolve() : workers.close()),
   };
 }

@@ -120,7 +120,8 @@ function copyPixels(pixmap: PixmapLike): RawPixels {
   const stride = pixmap.getStride();
   const samples = pixmap.getPixels();
   const rowBytes = width * channels;
-  const data = Buffer.allocUnsafe(rowBytes * height);
+  // Its own ArrayBuffer (never a slice of a shared slab), so it can be moved to another thread.
+  const data = Buffer.allocUnsafeSlow(rowBytes * height);
   if (stride === rowBytes) {
     data.set(samples.subarray(0, rowBytes * height));
   } else {

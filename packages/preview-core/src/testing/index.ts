@@ -27,7 +27,7 @@ export {
   rotatedExifJpeg,
   solidImage,
 } from './image-fixtures.js';
-export { encryptPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export { encryptPdf, makeCostlyPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
   type StorageBehaviour,

@@ -1,4 +1,4 @@
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 import { loadMupdf } from '../pdf/mupdf-module.js';
 
 /** A PDF of `pageCount` pages of `size` points whose page n reads "Page n". Built with pdf-lib. */
@@ -44,4 +44,25 @@ export async function pdfPageTexts(bytes: Uint8Array): Promise<string[]> {
   } finally {
     document.destroy();
   }
+}
+
+/**
+ * A one-page PDF that costs seconds to draw: `strokes` long, wide, round-capped lines criss-crossing
+ * the page (a few hundred bytes each, deflated). 300,000 strokes take tens of seconds in mupdf.
+ */
+export async function makeCostlyPdf(strokes: number): Promise<Uint8Array> {
+  const document = await PDFDocument.create();
+  const page = document.addPage([595, 842]);
+  const lines: string[] = ['1 J 1 j 3 w'];
+  let seed = 12345;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return (seed / 2147483648) * 842;
+  };
+  for (let index = 0; index < strokes; index += 1) {
+    lines.push(`${next().toFixed(1)} ${next().toFixed(1)} m ${next().toFixed(1)} ${next().toFixed(1)} l S`);
+  }
+  const content = document.context.flateStream(lines.join('\n'));
+  page.node.set(PDFName.of('Contents'), document.context.register(content));
+  return document.save();
 }

@@ -9,6 +9,8 @@ export interface UploadBufferPool {
   take(size: number): Buffer;
   /** Returns a buffer from `take` for reuse; anything else is ignored. Never use it afterwards. */
   release(buffer: Buffer): void;
+  /** True when `bytes` view a pooled buffer now lent out, which is reused once released. */
+  holds(bytes: Uint8Array): boolean;
 }
 
 /** Options of {@link createUploadBufferPool}. */
@@ -51,6 +53,7 @@ export function createUploadBufferPool(options: UploadBufferPoolOptions = {}): U
       lent.add(backing);
       return Buffer.from(backing, 0, size);
     },
+    holds: (bytes) => lent.has(bytes.buffer),
     release(buffer) {
       const backing = buffer.buffer;
       if (!lent.has(backing)) return;

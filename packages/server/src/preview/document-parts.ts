@@ -8,7 +8,7 @@ import {
 import { Router } from 'express';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
-import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
+import { createUploadBufferPool, type UploadBufferPool } from '../http/upload-buffer-pool.js';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
 import { createConvertRoutes } from './convert-routes.js';
 import { documentOpenApi } from './document-openapi.js';
@@ -37,6 +37,8 @@ export function createDocumentParts(
 ): DocumentParts {
   const converter = options.converter ?? documentConverterFromConfig(config);
   const uploads = { maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers: options.uploadBuffers };
+  // PDF uploads are read into buffers of their own, which move to a PDF worker instead of being copied.
+  const pdfUploads = { ...uploads, uploadBuffers: createUploadBufferPool({ maxPooledBytes: 0 }) };
   const { preview, document } = config;
   const maxInputBytes = Math.max(preview.maxUploadBytes, config.storage.maxBytes);
   const pdfService = createPdfPreviewService({
@@ -45,6 +47,11 @@ export function createDocumentParts(
       maxInputBytes,
       maxPagesPerSelection: preview.maxPdfPages,
       maxRenderPixels: preview.maxRenderPixels,
+    },
+    workers: {
+      timeoutSeconds: preview.renderTimeoutSeconds,
+      ...(preview.pdfWorkers === undefined ? {} : { workers: preview.pdfWorkers }),
+      maxQueuedTasks: preview.maxQueuedRenders,
     },
   });
   const cache = createConvertedPdfCache({
@@ -59,7 +66,7 @@ export function createDocumentParts(
     limits: { maxInputBytes, defaultLocale: document.defaultLocale },
   });
   const router = Router();
-  router.use(createPdfRoutes({ pdfService, previewService, uploads }));
+  router.use(createPdfRoutes({ pdfService, previewService, uploads: pdfUploads }));
   router.use(createDocumentRoutes({ documentService, uploads }));
   if (document.convertEndpoint) {
     router.use(createConvertRoutes({ converter, limits: documentService.limits, uploads }));
@@ -67,7 +74,16 @@ export function createDocumentParts(
   return {
     router,
     openapi: documentOpenApi(document.convertEndpoint),
-    health: [createConverterHealthCheck(converter, () => ({ cache: cache.stats() }))],
-    close: () => converter.close(),
+    health: [
+      {
+        name: 'pdf-renderer',
+        required: false,
+        check: async () => ({ live: true, ready: true, details: { ...pdfService.stats() } }),
+      },
+      createConverterHealthCheck(converter, () => ({ cache: cache.stats() })),
+    ],
+    close: async () => {
+      await Promise.allSettled([converter.close(), pdfService.close()]);
+    },
   };
 }

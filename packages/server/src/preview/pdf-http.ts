@@ -149,8 +149,12 @@ export async function answerUpload(
 ): Promise<void> {
   await withUpload(request, uploads, 'file', async (data) => {
     const result = await run(data, clientGone(response));
-    // A PDF may be the upload's own pooled bytes, reused once this returns: it is copied.
-    if ('pdf' in result) sendUploadAnswer(response, Buffer.from(result.pdf), 'application/pdf');
-    else sendUploadAnswer(response, result.image.data, `image/${result.image.format}`);
+    if ('pdf' in result) {
+      // A PDF may be the upload's own pooled bytes, reused once this returns: those are copied.
+      const { pdf } = result;
+      const pooled = uploads.uploadBuffers.holds(pdf);
+      const body = pooled ? Buffer.from(pdf) : Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
+      sendUploadAnswer(response, body, 'application/pdf');
+    } else sendUploadAnswer(response, result.image.data, `image/${result.image.format}`);
   });
 }

@@ -18,6 +18,7 @@ export interface PdfRouteOptions {
   pdfService: PdfPreviewService;
   /** Its render queue refuses uploads with 503 before their bodies are read when it is full. */
   previewService: PreviewService;
+  /** Uploads read into buffers of their own (never pooled): they are handed to the PDF workers. */
   uploads: UploadSettings;
 }
 
@@ -61,18 +62,19 @@ export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRout
     const { area } = parseRequestPart(uploadThumbnailPathSchema, request.params, 'path');
     const query = parseRequestPart(pdfThumbnailQuerySchema, request.query, 'query');
     const options = { area, shape: query.shape, quality: query.quality, outputFormat: query.output_format };
+    pdfService.assertCapacity();
     previewService.assertCapacity();
     await answerUpload(request, response, uploads, async (input, signal) => ({
-      image: await pdfService.thumbnail(input, { ...options, signal }),
+      image: await pdfService.thumbnail(input, { ...options, signal, transferInput: true }),
     }));
   });
 
   router.post('/preview/pdf/', async (request, response) => {
     const query = parseRequestPart(pdfPreviewQuerySchema, request.query, 'query');
     const range = { firstPage: query.first_page, lastPage: query.last_page };
-    previewService.assertCapacity();
+    pdfService.assertCapacity();
     await answerUpload(request, response, uploads, async (input, signal) => ({
-      pdf: (await pdfService.preview(input, { ...range, signal })).data,
+      pdf: (await pdfService.preview(input, { ...range, signal, transferInput: true })).data,
     }));
   });
 
