@@ -66,3 +66,9 @@ export function isTaskStarted(message: unknown): message is PdfTaskStarted {
     typeof (message as PdfTaskStarted).pdfTaskStarted === 'number'
   );
 }
+
+/** What every PDF worker thread is started with. */
+export interface PdfWorkerData {
+  /** The thread's nice value (Linux). */
+  readonly nice: number;
+}

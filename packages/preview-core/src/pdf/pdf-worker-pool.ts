@@ -10,6 +10,7 @@ import {
   outcomeError,
   type PdfTask,
   type PdfTaskOutcome,
+  type PdfWorkerData,
 } from './pdf-task.js';
 
 /** Options of {@link createPdfWorkerPool}, parsed once. */
@@ -26,6 +27,13 @@ export const pdfWorkerPoolOptionsSchema = z.object({
    * @default 20
    */
   timeoutSeconds: z.number().positive().max(3600).default(20),
+  /**
+   * Scheduling priority of the worker threads, as a Unix nice value (0 to 19; Linux only, where each
+   * thread has its own). Below the caller's, so the thread serving requests gets a core first when
+   * PDF work keeps every core busy; the work still uses every idle cycle.
+   * @default 10
+   */
+  workerNice: z.number().int().min(0).max(19).default(10),
   /**
    * Tasks waiting for a worker. Past it a task fails at once with `BUSY`.
    * @default 32
@@ -147,6 +155,7 @@ export function createPdfWorkerPool(input: PdfWorkerPoolOptions = {}): PdfWorker
       minThreads: options.workers,
       maxThreads: options.workers,
       idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { nice: options.workerNice } satisfies PdfWorkerData,
       maxQueue: 'auto',
     })
       .on('message', (message: unknown) => {

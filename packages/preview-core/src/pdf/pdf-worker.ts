@@ -1,9 +1,19 @@
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
-import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { move, transferableSymbol, valueSymbol, workerData } from 'piscina';
 import { isPreviewError, PreviewError } from '../errors.js';
 import { loadMupdf } from './mupdf-module.js';
-import { failedOutcome, type NumberedPdfTask, type PdfTaskOutcome, type PdfTaskStarted } from './pdf-task.js';
+import {
+  failedOutcome,
+  type NumberedPdfTask,
+  type PdfTaskOutcome,
+  type PdfTaskStarted,
+  type PdfWorkerData,
+} from './pdf-task.js';
 import { runPdfTask } from './pdf-work.js';
+
+// On Linux, process id 0 names the calling thread alone: this worker, not the process serving requests.
+if (process.platform === 'linux') setPriority(0, (workerData as PdfWorkerData).nice);
 
 // A worker is ready once mupdf's WASM is compiled, so a task's deadline never pays for it.
 await loadMupdf();
