@@ -45,7 +45,7 @@ async function refuseEncryptedOdf(bytes: Uint8Array, manifest: ZipEntry | undefi
 }
 
 async function detectZip(bytes: Uint8Array, limits: ZipLimits): Promise<DocumentType> {
-  const entries = listZipEntries(bytes, limits);
+  const entries = await listZipEntries(bytes, limits);
   const byName = new Map(entries.map((entry) => [entry.name, entry]));
   const mimetype = byName.get('mimetype');
   const contentTypes = byName.get('[Content_Types].xml');
@@ -67,9 +67,9 @@ async function detectZip(bytes: Uint8Array, limits: ZipLimits): Promise<Document
   return type;
 }
 
-function detectOle(bytes: Uint8Array): DocumentType {
-  const container = openOleContainer(bytes);
-  const names = new Set(container.rootNames);
+async function detectOle(bytes: Uint8Array): Promise<DocumentType> {
+  const container = await openOleContainer(bytes);
+  const names = container.rootNames;
   if (names.has('EncryptionInfo') && names.has('EncryptedPackage')) {
     throw new PreviewError(
       'PASSWORD_PROTECTED',

@@ -58,7 +58,7 @@ export function isCurrentUserEncrypted(currentUser: Uint8Array): boolean {
 export function legacyPasswordProtection(
   container: OleContainer,
 ): 'Word' | 'Excel' | 'PowerPoint' | undefined {
-  const names = new Set(container.rootNames);
+  const names = container.rootNames;
   const word = container.readStream('WordDocument', WORD_FIB_BYTES);
   if (word && isWordStreamEncrypted(word)) return 'Word';
   const workbook =

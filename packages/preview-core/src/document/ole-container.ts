@@ -1,4 +1,5 @@
 import { PreviewError } from '../errors.js';
+import { createTimeSlicer, type TimeSlicer } from './time-slicer.js';
 
 /** The 8 bytes every OLE2 compound file (doc, xls, ppt, encrypted OOXML) starts with. */
 const SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -8,6 +9,7 @@ const NO_ENTRY = 0xffffffff;
 const HEADER_DIFAT_ENTRIES = 109;
 const ENTRY_BYTES = 128;
 const STREAM_ENTRY = 2;
+const UTF16 = new TextDecoder('utf-16le');
 
 /** True when `bytes` start with the OLE2 compound-file signature. */
 export function looksLikeOle(bytes: Uint8Array): boolean {
@@ -54,31 +56,63 @@ function fatSectors(layout: Layout): number[] {
   return sectors;
 }
 
-function readFat(layout: Layout): Uint32Array {
+async function readFat(layout: Layout, slicer: TimeSlicer): Promise<Uint32Array> {
   const sectors = fatSectors(layout);
   const perSector = layout.sectorSize / 4;
   const fat = new Uint32Array(sectors.length * perSector);
-  sectors.forEach((sector, index) => {
+  for (const [index, sector] of sectors.entries()) {
+    if (slicer.due()) await slicer.pause();
     const base = sectorOffset(layout, sector);
     for (let slot = 0; slot < perSector; slot += 1) {
       fat[index * perSector + slot] = layout.data.getUint32(base + slot * 4, true);
     }
-  });
+  }
   return fat;
 }
 
-/** The sectors of a chain, at most `limit` of them, stopping early once `wanted` are known. */
-function chain(fat: Uint32Array, start: number, limit: number, wanted = Number.POSITIVE_INFINITY): number[] {
+/** A sector allocation table (the FAT, or the mini FAT for mini sectors) of `size` slots. */
+interface SectorTable {
+  readonly size: number;
+  /** The sector after `sector` in its chain. */
+  next(sector: number): number;
+}
+
+function fatTable(fat: Uint32Array): SectorTable {
+  return { size: fat.length, next: (sector) => fat[sector] ?? END_OF_CHAIN };
+}
+
+/**
+ * The chain starting at `start`, walked only as far as asked: the returned function gives the
+ * `index`th sector, or undefined past the chain's end. At most `limit` sectors long.
+ */
+function walkChain(table: SectorTable, start: number, limit: number): (index: number) => number | undefined {
   const sectors: number[] = [];
   const seen = new Set<number>();
   let sector = start;
-  while (sector !== END_OF_CHAIN && sectors.length < wanted) {
-    if (sectors.length > limit || sector >= fat.length || seen.has(sector)) {
-      throw damaged('a sector chain loops or breaks');
+  return (index) => {
+    while (sectors.length <= index && sector !== END_OF_CHAIN) {
+      if (sectors.length > limit || sector >= table.size || seen.has(sector)) {
+        throw damaged('a sector chain loops or breaks');
+      }
+      seen.add(sector);
+      sectors.push(sector);
+      sector = table.next(sector);
     }
-    seen.add(sector);
+    return sectors[index];
+  };
+}
+
+/** The sectors of a chain, at most `limit` of them, stopping early once `wanted` are known. */
+function chain(
+  table: SectorTable,
+  start: number,
+  limit: number,
+  wanted = Number.POSITIVE_INFINITY,
+): number[] {
+  const at = walkChain(table, start, limit);
+  const sectors: number[] = [];
+  for (let sector = at(0); sector !== undefined && sectors.length < wanted; sector = at(sectors.length)) {
     sectors.push(sector);
-    sector = fat[sector] ?? END_OF_CHAIN;
   }
   return sectors;
 }
@@ -111,7 +145,7 @@ function readEntry(data: DataView, at: number): DirectoryEntry {
   const nameBytes = Math.min(64, Math.max(0, data.getUint16(at + 64, true) - 2));
   const raw = new Uint8Array(data.buffer, data.byteOffset + at, nameBytes);
   return {
-    name: new TextDecoder('utf-16le').decode(raw),
+    name: UTF16.decode(raw),
     type: data.getUint8(at + 66),
     left: data.getUint32(at + 68, true),
     right: data.getUint32(at + 72, true),
@@ -122,9 +156,15 @@ function readEntry(data: DataView, at: number): DirectoryEntry {
   };
 }
 
-function readDirectory(layout: Layout, fat: Uint32Array): DirectoryEntry[] {
+async function readDirectory(
+  layout: Layout,
+  fat: Uint32Array,
+  slicer: TimeSlicer,
+): Promise<DirectoryEntry[]> {
   const entries: DirectoryEntry[] = [];
-  for (const sector of chain(fat, layout.data.getUint32(48, true), layout.sectorCount)) {
+  const sectorAt = walkChain(fatTable(fat), layout.data.getUint32(48, true), layout.sectorCount);
+  for (let index = 0, sector = sectorAt(0); sector !== undefined; index += 1, sector = sectorAt(index)) {
+    if (slicer.due()) await slicer.pause();
     const base = sectorOffset(layout, sector);
     for (let offset = 0; offset + ENTRY_BYTES <= layout.sectorSize; offset += ENTRY_BYTES) {
       entries.push(readEntry(layout.data, base + offset));
@@ -133,20 +173,29 @@ function readDirectory(layout: Layout, fat: Uint32Array): DirectoryEntry[] {
   return entries;
 }
 
+/** The names of the root storage's direct children, and its streams by name (the first of a name). */
+interface RootChildren {
+  readonly names: Set<string>;
+  readonly streams: Map<string, DirectoryEntry>;
+}
+
 /** The root storage's direct children: walks the red-black tree of siblings under the root. */
-function rootChildren(entries: readonly DirectoryEntry[]): DirectoryEntry[] {
+async function rootChildren(entries: readonly DirectoryEntry[], slicer: TimeSlicer): Promise<RootChildren> {
   const root = entries[0];
   if (!root) throw damaged('its directory is empty');
-  const children: DirectoryEntry[] = [];
+  const children: RootChildren = { names: new Set(), streams: new Map() };
   const seen = new Set<number>();
   const pending = [root.child];
   while (pending.length > 0) {
+    if (slicer.due()) await slicer.pause();
     const index = pending.pop() ?? NO_ENTRY;
     if (index === NO_ENTRY || seen.has(index)) continue;
     const entry = entries[index];
     if (!entry) throw damaged(`its directory points at missing entry ${index}`);
     seen.add(index);
-    children.push(entry);
+    children.names.add(entry.name);
+    if (entry.type === STREAM_ENTRY && !children.streams.has(entry.name))
+      children.streams.set(entry.name, entry);
     pending.push(entry.left, entry.right);
   }
   return children;
@@ -155,7 +204,7 @@ function rootChildren(entries: readonly DirectoryEntry[]): DirectoryEntry[] {
 /** A parsed OLE2 compound file: the names at its top and the bytes of its top-level streams. */
 export interface OleContainer {
   /** Names of the root storage's children, e.g. `WordDocument`, `Workbook`, `PowerPoint Document`. */
-  readonly rootNames: readonly string[];
+  readonly rootNames: ReadonlySet<string>;
   /**
    * The first `maxBytes` bytes (all when shorter) of the top-level stream `name`, or undefined when
    * there is no such stream.
@@ -174,9 +223,28 @@ interface Parsed {
 /** The first `length` bytes of the chain of regular sectors starting at `start`. */
 function readSectors(parsed: Parsed, start: number, length: number): Uint8Array {
   const { layout, fat, bytes } = parsed;
-  const sectors = chain(fat, start, layout.sectorCount, Math.ceil(length / layout.sectorSize));
+  const sectors = chain(fatTable(fat), start, layout.sectorCount, Math.ceil(length / layout.sectorSize));
   const offsets = sectors.map((sector) => sectorOffset(layout, sector));
   return copyBlocks(bytes, offsets, layout.sectorSize, length);
+}
+
+/**
+ * The mini FAT, read slot by slot where a chain needs it: its sectors are walked only as far as the
+ * slots asked for, so a short stream costs a few reads whatever the size of the mini FAT.
+ */
+function miniFatTable(parsed: Parsed): SectorTable {
+  const { layout, fat } = parsed;
+  const perSector = layout.sectorSize / 4;
+  const sectors = Math.min(layout.data.getUint32(64, true), layout.sectorCount);
+  const sectorAt = walkChain(fatTable(fat), layout.data.getUint32(60, true), layout.sectorCount);
+  return {
+    size: sectors * perSector,
+    next(miniSector) {
+      const sector = sectorAt(Math.floor(miniSector / perSector));
+      if (sector === undefined) throw damaged('a stream chain is shorter than its declared size');
+      return layout.data.getUint32(sectorOffset(layout, sector) + (miniSector % perSector) * 4, true);
+    },
+  };
 }
 
 /** A stream under the mini-stream cutoff: its 64-byte mini sectors live inside the root's stream. */
@@ -185,20 +253,12 @@ function readMiniStream(parsed: Parsed, entry: DirectoryEntry, length: number): 
   const miniShift = layout.data.getUint16(32, true);
   if (miniShift !== 6) throw damaged(`its mini sector size 2^${miniShift} is not 64 bytes`);
   const miniSize = 1 << miniShift;
-  const miniFatSectors = Math.min(layout.data.getUint32(64, true), layout.sectorCount);
-  const miniFatBytes = readSectors(
-    parsed,
-    layout.data.getUint32(60, true),
-    miniFatSectors * layout.sectorSize,
-  );
-  const miniFat = new Uint32Array(miniFatBytes.byteLength / 4);
-  const view = new DataView(miniFatBytes.buffer, miniFatBytes.byteOffset, miniFatBytes.byteLength);
-  for (let index = 0; index < miniFat.length; index += 1) miniFat[index] = view.getUint32(index * 4, true);
-  const containerSectors = chain(fat, root.start, layout.sectorCount);
-  const miniSectors = chain(miniFat, entry.start, miniFat.length, Math.ceil(length / miniSize));
+  const miniFat = miniFatTable(parsed);
+  const containerSectorAt = walkChain(fatTable(fat), root.start, layout.sectorCount);
+  const miniSectors = chain(miniFat, entry.start, miniFat.size, Math.ceil(length / miniSize));
   const offsets = miniSectors.map((miniSector) => {
     const position = miniSector * miniSize;
-    const sector = containerSectors[Math.floor(position / layout.sectorSize)];
+    const sector = containerSectorAt(Math.floor(position / layout.sectorSize));
     if (sector === undefined || position + miniSize > root.size) {
       throw damaged(`mini sector ${miniSector} lies past the end of the mini stream`);
     }
@@ -209,10 +269,11 @@ function readMiniStream(parsed: Parsed, entry: DirectoryEntry, length: number): 
 
 /**
  * Parses the header, FAT and directory of an OLE2 compound file; streams are read only when asked
- * for, and every chain is bounded by the file's sector count.
+ * for, and every chain is bounded by the file's sector count. Large tables are read in slices that
+ * let the event loop serve other work in between.
  * @throws {PreviewError} `UNREADABLE_INPUT` when the file is truncated or its structures are damaged.
  */
-export function openOleContainer(bytes: Uint8Array): OleContainer {
+export async function openOleContainer(bytes: Uint8Array): Promise<OleContainer> {
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const shift = data.getUint16(30, true);
   if (shift !== 9 && shift !== 12) throw damaged(`its sector size 2^${shift} is neither 512 nor 4096 bytes`);
@@ -220,16 +281,17 @@ export function openOleContainer(bytes: Uint8Array): OleContainer {
   const sectorCount = Math.floor(bytes.byteLength / sectorSize) - 1;
   if (sectorCount < 1) throw damaged('it has no sectors after the header');
   const layout = { data, sectorSize, sectorCount };
-  const fat = readFat(layout);
-  const entries = readDirectory(layout, fat);
-  const children = rootChildren(entries);
+  const slicer = createTimeSlicer();
+  const fat = await readFat(layout, slicer);
+  const entries = await readDirectory(layout, fat, slicer);
+  const { names, streams } = await rootChildren(entries, slicer);
   const root = entries[0] as DirectoryEntry;
   const parsed: Parsed = { bytes, layout, fat, root };
   const cutoff = data.getUint32(56, true);
   return {
-    rootNames: children.map((entry) => entry.name),
+    rootNames: names,
     readStream(name, maxBytes) {
-      const entry = children.find((child) => child.name === name && child.type === STREAM_ENTRY);
+      const entry = streams.get(name);
       if (!entry) return undefined;
       const length = Math.min(entry.size, maxBytes);
       if (length === 0) return new Uint8Array(0);

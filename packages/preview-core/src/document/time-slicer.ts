@@ -9,7 +9,11 @@ const SLICE_MILLISECONDS = 10;
 export interface TimeSlicer {
   /** True once the current slice has run its time. */
   due(): boolean;
-  /** Resolves on a later turn of the event loop, after pending I/O and timers, and starts a new slice. */
+  /**
+   * Resolves on a later turn of the event loop, once its timers have run and its I/O was polled, and
+   * starts a new slice. A timer rather than `setImmediate`: work started from an I/O callback would
+   * run its next slice in that same turn's check phase, and timers and I/O would wait two slices.
+   */
   pause(): Promise<void>;
 }
 
@@ -20,10 +24,10 @@ export function createTimeSlicer(sliceMilliseconds = SLICE_MILLISECONDS): TimeSl
     due: () => performance.now() - sliceStart >= sliceMilliseconds,
     pause: () =>
       new Promise((resolve) =>
-        setImmediate(() => {
+        setTimeout(() => {
           sliceStart = performance.now();
           resolve();
-        }),
+        }, 0),
       ),
   };
 }

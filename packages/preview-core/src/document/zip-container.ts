@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
-import { inflateRaw } from 'node:zlib';
+import { createInflateRaw, inflateRaw } from 'node:zlib';
 import { PreviewError } from '../errors.js';
+import { createTimeSlicer } from './time-slicer.js';
 
 const inflateRawAsync = promisify(inflateRaw);
 
@@ -29,6 +30,9 @@ const ZIP64_END_OF_DIRECTORY = 0x06064b50;
 const DIRECTORY_ENTRY = 0x02014b50;
 const LOCAL_HEADER = 0x04034b50;
 const RATIO_CHECK_FROM_BYTES = 1024 * 1024;
+/** Output chunk of the inflater that checks entries: each one is a turn of the event loop, then dropped. */
+const VERIFY_CHUNK_BYTES = 64 * 1024;
+const UTF8 = new TextDecoder();
 
 function damaged(reason: string): PreviewError {
   return new PreviewError('UNREADABLE_INPUT', `expected a complete zip container but ${reason}`);
@@ -126,7 +130,7 @@ function readEntry(bytes: Uint8Array, position: number): { entry: ZipEntry; next
   };
   const nameStart = position + 46;
   zip64Sizes(view(bytes.subarray(nameStart + nameLength, nameStart + nameLength + extraLength)), sizes);
-  const name = new TextDecoder().decode(bytes.subarray(nameStart, nameStart + nameLength));
+  const name = UTF8.decode(bytes.subarray(nameStart, nameStart + nameLength));
   const entry = {
     name,
     method: data.getUint16(position + 10, true),
@@ -150,11 +154,12 @@ function checkEntry(entry: ZipEntry, limits: ZipLimits): void {
 
 /**
  * Lists the entries of a zip archive from its central directory, refusing archives past `limits`
- * before a single byte is inflated.
+ * before a single byte is inflated. Long directories are read in slices that let the event loop
+ * serve other work in between.
  * @throws {PreviewError} `UNREADABLE_INPUT` when the directory is damaged; `ARCHIVE_LIMIT_EXCEEDED`
  * for too many entries, too many declared bytes or an entry expanding more than the ratio limit.
  */
-export function listZipEntries(bytes: Uint8Array, limits: ZipLimits): ZipEntry[] {
+export async function listZipEntries(bytes: Uint8Array, limits: ZipLimits): Promise<ZipEntry[]> {
   const location = locateDirectory(bytes);
   if (location.entries > limits.maxEntries) {
     throw tooLarge(`it has ${location.entries} entries, more than the limit of ${limits.maxEntries}`, {
@@ -162,10 +167,12 @@ export function listZipEntries(bytes: Uint8Array, limits: ZipLimits): ZipEntry[]
       maxEntries: limits.maxEntries,
     });
   }
+  const slicer = createTimeSlicer();
   const entries: ZipEntry[] = [];
   let total = 0;
   let position = location.offset;
   for (let index = 0; index < location.entries; index += 1) {
+    if (slicer.due()) await slicer.pause();
     const { entry, next } = readEntry(bytes, position);
     checkEntry(entry, limits);
     total += entry.uncompressedSize;
@@ -229,13 +236,60 @@ export async function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes:
 }
 
 /**
+ * Inflates `compressed` chunk by chunk and counts the bytes without keeping them; stops once the
+ * count passes `limit`. Each chunk is inflated on libuv's thread pool.
+ */
+function inflatedSize(compressed: Uint8Array, limit: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const inflater = createInflateRaw({ chunkSize: VERIFY_CHUNK_BYTES });
+    let size = 0;
+    inflater.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        inflater.destroy();
+        resolve(size);
+      }
+    });
+    inflater.on('error', reject);
+    inflater.on('end', () => resolve(size));
+    inflater.end(compressed);
+  });
+}
+
+/** Checks that a deflated entry inflates to exactly its declared size, as {@link readZipEntry} would. */
+async function verifyEntry(bytes: Uint8Array, entry: ZipEntry): Promise<void> {
+  const compressed = entryData(bytes, entry);
+  if (entry.method === 0) return;
+  if (entry.method !== 8) throw damaged(`entry "${entry.name}" uses compression method ${entry.method}`);
+  let size: number;
+  try {
+    size = await inflatedSize(compressed, Math.max(1, entry.uncompressedSize));
+  } catch (error) {
+    throw damaged(`entry "${entry.name}" cannot be inflated (${(error as Error).message})`);
+  }
+  if (size > Math.max(1, entry.uncompressedSize)) {
+    throw tooLarge(`entry "${entry.name}" expands beyond its declared ${entry.uncompressedSize} bytes`, {
+      entry: entry.name,
+    });
+  }
+  if (size !== entry.uncompressedSize) {
+    throw damaged(
+      `entry "${entry.name}" inflates to ${size} bytes, not the declared ${entry.uncompressedSize}`,
+    );
+  }
+}
+
+/**
  * Inflates every entry once, within each one's declared size, so a container whose directory lies
- * about its sizes is refused here rather than inside the converter.
+ * about its sizes is refused here rather than inside the converter. The inflated bytes are counted
+ * and dropped chunk by chunk, so neither memory nor the event loop holds a whole entry.
  * @throws {PreviewError} `ARCHIVE_LIMIT_EXCEEDED` or `UNREADABLE_INPUT`, as {@link readZipEntry}.
  */
 export async function verifyZipEntries(bytes: Uint8Array, entries: readonly ZipEntry[]): Promise<void> {
+  const slicer = createTimeSlicer();
   for (const entry of entries) {
+    if (slicer.due()) await slicer.pause();
     if (entry.name.endsWith('/') && entry.uncompressedSize === 0) continue;
-    await readZipEntry(bytes, entry, Number.MAX_SAFE_INTEGER);
+    await verifyEntry(bytes, entry);
   }
 }

@@ -104,17 +104,28 @@ export function docxZipBomb(mebibytes: number, lie = false): Uint8Array {
   ]);
 }
 
+/** Raw deflate data with its CRC-32 and inflated size, as {@link ZipEntrySpec.deflated} takes it. */
+export interface DeflatedData {
+  readonly bytes: Uint8Array;
+  readonly crc: number;
+  readonly size: number;
+}
+
 /**
- * `mebibytes` MiB of zeros as raw deflate data, built without compressing them all: one fully
- * flushed (self-contained, byte-aligned) block for 1 MiB, repeated, then an empty final block.
+ * `data` repeated `times` times as raw deflate data, built without compressing it all: one fully
+ * flushed (self-contained, byte-aligned) block of `data`, repeated, then an empty final block.
  */
-function deflatedZeros(mebibytes: number) {
-  const zeros = Buffer.alloc(1024 * 1024);
-  const block = deflateRawSync(zeros, { finishFlush: constants.Z_FULL_FLUSH });
+export function repeatedDeflate(data: Uint8Array, times: number): DeflatedData {
+  const block = deflateRawSync(data, { finishFlush: constants.Z_FULL_FLUSH });
   let crc = 0;
-  for (let index = 0; index < mebibytes; index += 1) crc = crc32(zeros, crc);
-  const bytes = Buffer.concat([...Array.from({ length: mebibytes }, () => block), Buffer.from([0x03, 0x00])]);
-  return { bytes, crc, size: mebibytes * 1024 * 1024 };
+  for (let index = 0; index < times; index += 1) crc = crc32(data, crc);
+  const bytes = Buffer.concat([...Array.from({ length: times }, () => block), Buffer.from([0x03, 0x00])]);
+  return { bytes, crc, size: data.byteLength * times };
+}
+
+/** `mebibytes` MiB of zeros as raw deflate data. */
+function deflatedZeros(mebibytes: number): DeflatedData {
+  return repeatedDeflate(Buffer.alloc(1024 * 1024), mebibytes);
 }
 
 /** A top-level stream of {@link makeCompoundFile}: a name, or a name and its bytes (under 4096). */

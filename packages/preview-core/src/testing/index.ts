@@ -1,9 +1,11 @@
 export {
   type CompoundStreamSpec,
+  type DeflatedData,
   DOCX_CONTENT_TYPES,
   docxZipBomb,
   makeCompoundFile,
   makeZip,
+  repeatedDeflate,
   type ZipEntrySpec,
 } from './container-samples.js';
 export {
@@ -27,6 +29,7 @@ export {
   rotatedExifJpeg,
   solidImage,
 } from './image-fixtures.js';
+export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
 export { encryptPdf, makeCostlyPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { eventLoopTicks } from '../../../../test-support/event-loop-ticks.js';
 import { detectDocumentType } from '../../src/document/detect-document-type.js';
 import { PreviewError } from '../../src/errors.js';
 import {
@@ -6,7 +7,9 @@ import {
   docxZipBomb,
   makeCompoundFile,
   makeZip,
+  repeatedDeflate,
 } from '../../src/testing/container-samples.js';
+import { makeLargeCompoundFile } from '../../src/testing/large-compound-file.js';
 import { makePdf } from '../../src/testing/pdf-samples.js';
 import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
 
@@ -165,5 +168,54 @@ describe('detectDocumentType refuses zip bombs within its limits', () => {
     const error = await failure(detectDocumentType(docx, { ...LIMITS, maxEntries: 3 }));
     expect(error.code).toBe('ARCHIVE_LIMIT_EXCEEDED');
     expect(error.message).toContain('more than the limit of 3');
+  });
+});
+
+describe('detectDocumentType leaves the event loop free on large containers', () => {
+  // Work that held the event loop would let the 1 ms timer fire 0 times, with one gap as long as
+  // the work. The bounds are loose so a loaded machine passes; no duration is asserted.
+  it('recognises a doc whose root holds 200 000 entries while a 1 ms timer keeps firing', async () => {
+    const doc = makeLargeCompoundFile({
+      streams: [{ name: 'WordDocument', size: 8192 }],
+      extraEntries: 200_000,
+    });
+    const probe = await eventLoopTicks(() => detectDocumentType(doc, LIMITS));
+    expect(probe.result).toBe('doc');
+    expect(probe.ticks).toBeGreaterThanOrEqual(3);
+    expect(probe.longestGapMs).toBeLessThan(probe.durationMs / 2);
+  });
+
+  it('recognises an xls with a 50 MB Workbook stream in regular sectors and a FAT past the header', async () => {
+    const xls = makeLargeCompoundFile({ streams: [{ name: 'Workbook', size: 50 * 1024 * 1024 }] });
+    expect(await detectDocumentType(xls, LIMITS)).toBe('xls');
+  });
+
+  it('inflates an xlsx part of 256 MiB chunk by chunk: the 1 ms timer fires all along', async () => {
+    const rows = Array.from(
+      { length: 12_000 },
+      (_, row) => `<row r="${row}"><c><v>${(row * 7919) % 100_003}</v></c></row>`,
+    );
+    const sheet = Buffer.alloc(1024 * 1024, Buffer.from(rows.join('')));
+    const xlsx = makeZip([
+      {
+        name: '[Content_Types].xml',
+        data: DOCX_CONTENT_TYPES.replace('wordprocessingml.document', 'spreadsheetml.sheet'),
+      },
+      { name: 'xl/worksheets/sheet1.xml', data: '', deflated: repeatedDeflate(sheet, 256) },
+    ]);
+    const probe = await eventLoopTicks(() => detectDocumentType(xlsx, LIMITS));
+    expect(probe.result).toBe('xlsx');
+    expect(probe.ticks).toBeGreaterThanOrEqual(10);
+    expect(probe.longestGapMs).toBeLessThan(probe.durationMs / 10);
+  });
+
+  it('refuses a part that inflates to fewer bytes than it declares as UNREADABLE_INPUT', async () => {
+    const short = makeZip([
+      { name: '[Content_Types].xml', data: DOCX_CONTENT_TYPES },
+      { name: 'word/document.xml', data: '<w:document/>', declaredSize: 2000 },
+    ]);
+    const error = await failure(detectDocumentType(short, LIMITS));
+    expect(error.code).toBe('UNREADABLE_INPUT');
+    expect(error.message).toContain('inflates to 13 bytes, not the declared 2000');
   });
 });
