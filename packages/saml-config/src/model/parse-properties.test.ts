@@ -19,6 +19,19 @@ describe('parseProperties', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('names the first 100 unknown keys and counts the others in one last issue', () => {
+    const input: Record<string, unknown> = { 'sp.entityid': 'urn:sp' };
+    for (let index = 0; index < 25_000; index += 1) input[`custom.${index}`] = 'x';
+    const parsed = parseProperties(input);
+    expect(parsed.issues).toHaveLength(101);
+    expect(parsed.issues[99]).toMatchObject({ code: 'unknown_key', key: 'custom.99' });
+    expect(parsed.issues[100]).toEqual({
+      code: 'unknown_key',
+      message: 'and 24900 more unknown properties, not listed',
+    });
+    expect(parsed.properties).toEqual({ 'sp.entityid': 'urn:sp' });
+  });
+
   it('accepts booleans as JSON booleans or the strings true/false in any case, and refuses anything else', () => {
     const parsed = parseProperties({
       'security.authnrequest_signed': true,

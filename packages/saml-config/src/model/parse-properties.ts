@@ -41,6 +41,20 @@ function unknownKeyIssue(key: string): SamlIssue {
   };
 }
 
+/**
+ * Unknown keys listed one by one in the issues of a map; past them one issue counts the rest. A
+ * document of thousands of unknown keys (1 MiB holds about 25 000) would otherwise answer a
+ * megabytes-long error whose building and serialising hold the event loop, and tell no one more.
+ */
+const MAX_LISTED_UNKNOWN_KEYS = 100;
+
+function unlistedKeysIssue(count: number): SamlIssue {
+  return {
+    code: 'unknown_key',
+    message: `and ${count} more unknown properties, not listed`,
+  };
+}
+
 type ValueOutcome =
   | { kind: 'set'; value: string | boolean }
   | { kind: 'blank' }
@@ -75,7 +89,8 @@ function readValue(key: SamlPropertyKey, raw: unknown): ValueOutcome {
 /**
  * Reads an untrusted flat property map (a parsed JSON body or SAMLProperties XML). Unknown keys
  * (including `__proto__` and `constructor`) and malformed values become issues; nothing is thrown
- * for them, so validation can report every problem at once.
+ * for them, so validation can report every problem at once. Past 100 unknown keys, one last
+ * `unknown_key` issue without a key counts the others.
  * @throws SamlConfigError `invalid_properties` when `input` is not an object
  */
 export function parseProperties(input: unknown): ParsedProperties {
@@ -88,9 +103,11 @@ export function parseProperties(input: unknown): ParsedProperties {
   const properties: Record<string, string | boolean> = Object.create(null);
   const blankKeys: SamlPropertyKey[] = [];
   const issues: SamlIssue[] = [];
+  let unknownKeys = 0;
   for (const key of Object.keys(input)) {
     if (!isSamlPropertyKey(key)) {
-      issues.push(unknownKeyIssue(key));
+      unknownKeys += 1;
+      if (unknownKeys <= MAX_LISTED_UNKNOWN_KEYS) issues.push(unknownKeyIssue(key));
       continue;
     }
     const outcome = readValue(key, (input as Record<string, unknown>)[key]);
@@ -98,6 +115,8 @@ export function parseProperties(input: unknown): ParsedProperties {
     else if (outcome.kind === 'blank') blankKeys.push(key);
     else issues.push(outcome.issue);
   }
+  if (unknownKeys > MAX_LISTED_UNKNOWN_KEYS)
+    issues.push(unlistedKeysIssue(unknownKeys - MAX_LISTED_UNKNOWN_KEYS));
   return { properties: { ...properties } as SamlProperties, blankKeys, issues };
 }
 

@@ -2,7 +2,8 @@ import { SamlConfigError } from '../errors.js';
 import { createHttpDocumentFetcher } from '../fetch/http-document-fetcher.js';
 import { generateCertificate } from '../generate/generate-certificate.js';
 import { parseGenerateParameters } from '../generate/generate-parameters.js';
-import { type ReadDocument, readDocument } from '../import/read-document.js';
+import { createDocumentReader } from '../import/document-reader.js';
+import type { ReadDocument } from '../import/read-document.js';
 import { buildSpMetadata } from '../metadata/sp-metadata.js';
 import { type DefaultsContext, effectiveProperties, pickProperties } from '../model/defaults.js';
 import { normalizeDomain } from '../model/domain.js';
@@ -73,15 +74,19 @@ export interface SamlConfigService {
   ): Promise<GenerateResult>;
   /** The SP metadata XML of the domain; a warning says when `security.sign_metadata` asks for a signature it lacks. */
   spMetadata(domain: string): Promise<{ xml: string; warnings: SamlIssue[] }>;
+  /** Ends the thread that reads large documents (not the store, which the caller owns). Idempotent. */
+  close(): Promise<void>;
 }
 
 /**
- * Creates the SAML configuration service.
+ * Creates the SAML configuration service. Documents over 64 KiB are read on a worker thread, so a
+ * 1 MiB metadata import does not hold the caller's event loop; `close()` ends that thread.
  * @throws SamlConfigError `invalid_options`
  */
 export function createSamlConfigService(options: SamlConfigServiceOptions): SamlConfigService {
   const resolved = parseOptions(samlConfigServiceOptionsSchema, options, 'createSamlConfigService');
   const fetcher = resolved.fetcher ?? createHttpDocumentFetcher();
+  const reader = createDocumentReader();
   const context = (domain: string): DefaultsContext => ({
     domain,
     publicUrl: resolved.publicUrl,
@@ -99,7 +104,7 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
           'expected either a document in the body or a url, not both',
         );
       const fetched = await fetcher.fetch({ url: source.url, allowUnsecure: source.allowUnsecure === true });
-      return readDocument(fetched.body, {
+      return reader.read(fetched.body, {
         maxBytes: resolved.maxDocumentBytes,
         now: resolved.now(),
         entityId: source.entityId,
@@ -111,7 +116,7 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
         'expected a JSON or XML document in the body, or a url to fetch one from',
       );
     }
-    return readDocument(source.body, {
+    return reader.read(source.body, {
       maxBytes: resolved.maxDocumentBytes,
       now: resolved.now(),
       entityId: source.entityId,
@@ -248,6 +253,7 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
           : [];
       return { xml, warnings };
     },
+    close: () => reader.close(),
   };
 }
 
