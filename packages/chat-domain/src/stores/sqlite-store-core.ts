@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Member, MemberRecord, RoomListing, RoomRecord } from '../model.js';
+import type { MemberRecord, RoomListing, RoomRecord } from '../model.js';
 import { type ConstraintViolation, roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import type { ChatStoreWithoutRoomLock } from './in-process-room-lock.js';
 import {
@@ -13,6 +13,7 @@ import {
 } from './sql-rows.js';
 import { createSqliteFileQueries } from './sqlite-file-queries.js';
 import { createSqliteMeetingQueries } from './sqlite-meeting-queries.js';
+import { createSqliteMemberLists } from './sqlite-member-lists.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
 function translateSqliteError(error: unknown, roomId: string, userId?: string): never {
@@ -28,7 +29,6 @@ type ListingRow = RoomRow & {
   s_muted: number | null;
   s_cleared_at: number | null;
   s_user_id: string | null;
-  members_json?: string | undefined;
 };
 
 /** The columns of the listing query, in order. */
@@ -44,7 +44,6 @@ const listingColumns = [
   's_muted',
   's_cleared_at',
   's_user_id',
-  'members_json',
 ] as const;
 
 /**
@@ -62,11 +61,10 @@ function listingRowOf(columns: unknown[]): ListingRow {
     number,
     number,
   ];
-  const [s_muted, s_cleared_at, s_user_id, members_json] = columns.slice(8) as [
+  const [s_muted, s_cleared_at, s_user_id] = columns.slice(8) as [
     number | null,
     number | null,
     string | null,
-    string | undefined,
   ];
   return {
     id,
@@ -80,18 +78,7 @@ function listingRowOf(columns: unknown[]): ListingRow {
     s_muted,
     s_cleared_at,
     s_user_id,
-    members_json,
   };
-}
-
-/** Rooms whose member lists the store keeps in memory; past it the cache starts over. */
-const maxCachedRooms = 50_000;
-
-/** Members aggregated by SQLite as `[{userId, owner}, ...]` in join order, frozen for sharing. */
-function membersFromJson(json: string): readonly Member[] {
-  const members = JSON.parse(json) as Member[];
-  for (const member of members) Object.freeze(member);
-  return Object.freeze(members);
 }
 
 /**
@@ -215,43 +202,30 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     const current = getSettingsRow(roomId, userId);
     upsertSettings(roomId, userId, Boolean(current?.muted), clearedAt);
   });
-  const memberCache = new Map<string, readonly Member[]>();
-  const forgetMembers = (roomId: string) => memberCache.delete(roomId);
-  const listingSql = (withMembers: boolean) =>
-    `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id${
-      withMembers
-        ? `, (SELECT json_group_array(json_object('userId', a.user_id, 'owner', json(CASE a.owner WHEN 1 THEN 'true' ELSE 'false' END)))
-             FROM (SELECT user_id, owner FROM chat_room_members WHERE room_id = r.id ORDER BY joined_at, owner DESC, user_id) a) AS members_json`
-        : ''
-    }
+  const memberLists = createSqliteMemberLists(database);
+  const forgetMembers = (roomId: string) => memberLists.forget(roomId);
+  const listing = database.prepare(
+    `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
      FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
      LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
-     WHERE m.user_id = ? ORDER BY r.created_at, r.id`;
-
-  const listingStatements = [false, true].map((withMembers) => {
-    const statement = database.prepare(listingSql(withMembers));
-    const names = statement.columns().map((column) => column.name);
-    if (names.join() !== listingColumns.slice(0, names.length).join()) {
-      throw new Error(`the listing query's columns moved: ${names.join(', ')}`);
-    }
-    return statement.raw(true) as Statement<[string], unknown[]>;
-  }) as [Statement<[string], unknown[]>, Statement<[string], unknown[]>];
+     WHERE m.user_id = ? ORDER BY r.created_at, r.id`,
+  );
+  const listingNames = listing.columns().map((column) => column.name);
+  if (listingNames.join() !== listingColumns.join()) {
+    throw new Error(`the listing query's columns moved: ${listingNames.join(', ')}`);
+  }
+  const listingStatement = listing.raw(true) as Statement<[string], unknown[]>;
 
   /** Lists rooms; member lists come from the cache, read from SQLite only when one is missing. */
-  const listRoomsOfUser = (
+  const listRoomsOfUser = async (
     userId: string,
     include: { members: boolean; settings: boolean },
-  ): RoomListing[] => {
-    let rows = listingStatements[0].all(userId).map(listingRowOf);
-    if (include.members && rows.some((row) => !memberCache.has(row.id))) {
-      rows = listingStatements[1].all(userId).map(listingRowOf);
-      if (memberCache.size + rows.length > maxCachedRooms) memberCache.clear();
-      for (const row of rows) memberCache.set(row.id, membersFromJson(row.members_json ?? '[]'));
-    }
+  ): Promise<RoomListing[]> => {
+    const rows = listingStatement.all(userId).map(listingRowOf);
+    const members = include.members ? await memberLists.of(rows.map((row) => row.id)) : undefined;
     return rows.map((row) => {
       const listing: RoomListing = { room: roomFromRow(row) };
-      if (include.members)
-        listing.members = memberCache.get(row.id) ?? membersFromJson(row.members_json ?? '[]');
+      if (members) listing.members = members.get(row.id) ?? [];
       if (include.settings) {
         listing.settings =
           row.s_user_id === null
@@ -284,9 +258,7 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
         | undefined;
       return row && roomFromRow(row);
     },
-    async listRoomsOfUser(userId, include) {
-      return listRoomsOfUser(userId, include);
-    },
+    listRoomsOfUser,
     async updateRoom(roomId, changes) {
       const current = getRoomRow(roomId);
       if (current === undefined) return undefined;
