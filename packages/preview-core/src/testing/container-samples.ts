@@ -136,12 +136,18 @@ const MINI_SECTOR = 64;
 const END_OF_CHAIN = 0xfffffffe;
 const FREE = 0xffffffff;
 
+/** One directory entry of a compound file (MS-CFB 2.6). */
+export interface CompoundDirectoryEntry {
+  readonly name: string;
+  readonly type: number;
+  readonly right: number;
+  readonly child: number;
+  readonly start: number;
+  readonly size: number;
+}
+
 /** Writes one directory entry (MS-CFB 2.6): name, type, siblings, child, start sector and size. */
-function writeEntry(
-  file: Buffer,
-  at: number,
-  entry: { name: string; type: number; right: number; child: number; start: number; size: number },
-): void {
+export function writeDirectoryEntry(file: Buffer, at: number, entry: CompoundDirectoryEntry): void {
   const encoded = Buffer.from(`${entry.name}\0`, 'utf16le');
   encoded.copy(file, at);
   file.writeUInt16LE(encoded.byteLength, at + 64);
@@ -195,7 +201,7 @@ export function makeCompoundFile(streams: readonly CompoundStreamSpec[]): Uint8A
   const miniFat = SECTOR * 3; // sector 2
   for (let index = 0; index < SECTOR / 4; index += 1) file.writeUInt32LE(FREE, miniFat + index * 4);
   const directory = SECTOR * 2; // sector 1
-  writeEntry(file, directory, {
+  writeDirectoryEntry(file, directory, {
     name: 'Root Entry',
     type: 5,
     right: FREE,
@@ -211,7 +217,7 @@ export function makeCompoundFile(streams: readonly CompoundStreamSpec[]): Uint8A
       file.writeUInt32LE(slot === count - 1 ? END_OF_CHAIN : mini + 1, miniFat + mini * 4);
     }
     Buffer.from(spec.data).copy(file, SECTOR * 4 + nextMini * MINI_SECTOR);
-    writeEntry(file, directory + (index + 1) * 128, {
+    writeDirectoryEntry(file, directory + (index + 1) * 128, {
       name: spec.name,
       type: 2,
       right: index < specs.length - 1 ? index + 2 : FREE,

@@ -31,6 +31,7 @@ export {
 } from './image-fixtures.js';
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
 export { encryptPdf, makeCostlyPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export { previewFailure } from './preview-failure.js';
 export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
   type StorageBehaviour,

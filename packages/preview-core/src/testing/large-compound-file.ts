@@ -1,3 +1,5 @@
+import { writeDirectoryEntry } from './container-samples.js';
+
 const SECTOR = 512;
 const PER_SECTOR = SECTOR / 4;
 const HEADER_FAT_ENTRIES = 109;
@@ -12,27 +14,6 @@ export interface LargeCompoundFileSpec {
   readonly streams: readonly { readonly name: string; readonly size: number }[];
   /** Empty streams named `Extra n` added after `streams`, to make a long directory. @default 0 */
   readonly extraEntries?: number;
-}
-
-interface DirectoryEntrySpec {
-  readonly name: string;
-  readonly type: number;
-  readonly right: number;
-  readonly child: number;
-  readonly start: number;
-  readonly size: number;
-}
-
-function writeEntry(file: Buffer, at: number, entry: DirectoryEntrySpec): void {
-  const encoded = Buffer.from(`${entry.name}\0`, 'utf16le');
-  encoded.copy(file, at);
-  file.writeUInt16LE(encoded.byteLength, at + 64);
-  file.writeUInt8(entry.type, at + 66);
-  file.writeUInt32LE(FREE, at + 68);
-  file.writeUInt32LE(entry.right, at + 72);
-  file.writeUInt32LE(entry.child, at + 76);
-  file.writeUInt32LE(entry.start, at + 116);
-  file.writeUInt32LE(entry.size, at + 120);
 }
 
 /** FAT and DIFAT sector counts for `dataSectors` other sectors: a fixed point, as the FAT maps itself. */
@@ -107,7 +88,7 @@ export function makeLargeCompoundFile(spec: LargeCompoundFileSpec): Uint8Array {
   const entryAt = (index: number) => sectorAt(directory + Math.floor(index / 4)) + (index % 4) * 128;
   const rightOf = (index: number) => (index + 1 < entryCount ? index + 1 : FREE);
   const child = entryCount > 1 ? 1 : FREE;
-  writeEntry(file, entryAt(0), {
+  writeDirectoryEntry(file, entryAt(0), {
     name: 'Root Entry',
     type: 5,
     right: FREE,
@@ -127,7 +108,7 @@ export function makeLargeCompoundFile(spec: LargeCompoundFileSpec): Uint8Array {
       start: next,
       size: stream.size,
     };
-    writeEntry(file, entryAt(index + 1), entry);
+    writeDirectoryEntry(file, entryAt(index + 1), entry);
     next += count;
   });
   for (let index = 1 + streams.length; index < entryCount; index += 1) {
@@ -139,7 +120,7 @@ export function makeLargeCompoundFile(spec: LargeCompoundFileSpec): Uint8Array {
       start: END_OF_CHAIN,
       size: 0,
     };
-    writeEntry(file, entryAt(index), entry);
+    writeDirectoryEntry(file, entryAt(index), entry);
   }
   return file;
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventLoopTicks } from '../../../../test-support/event-loop-ticks.js';
 import { detectDocumentType } from '../../src/document/detect-document-type.js';
-import { PreviewError } from '../../src/errors.js';
 import {
   DOCX_CONTENT_TYPES,
   docxZipBomb,
@@ -11,19 +10,10 @@ import {
 } from '../../src/testing/container-samples.js';
 import { makeLargeCompoundFile } from '../../src/testing/large-compound-file.js';
 import { makePdf } from '../../src/testing/pdf-samples.js';
+import { previewFailure } from '../../src/testing/preview-failure.js';
 import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
 
 const LIMITS = { maxEntries: 10_000, maxUncompressedBytes: 512 * 1024 * 1024, maxCompressionRatio: 200 };
-
-async function failure(promise: Promise<unknown>): Promise<PreviewError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PreviewError) return error;
-    throw error;
-  }
-  throw new Error('expected a PreviewError');
-}
 
 describe('detectDocumentType recognises documents by content', () => {
   for (const sample of SAMPLE_DOCUMENTS) {
@@ -38,18 +28,20 @@ describe('detectDocumentType recognises documents by content', () => {
   });
 
   it('refuses empty input, random bytes and a PDF with UNREADABLE_INPUT naming what came', async () => {
-    expect((await failure(detectDocumentType(new Uint8Array(0), LIMITS))).message).toContain(
+    expect((await previewFailure(detectDocumentType(new Uint8Array(0), LIMITS))).message).toContain(
       'received 0 bytes',
     );
-    const random = await failure(detectDocumentType(Buffer.from('hello, this is plain text'), LIMITS));
+    const random = await previewFailure(detectDocumentType(Buffer.from('hello, this is plain text'), LIMITS));
     expect(random.code).toBe('UNREADABLE_INPUT');
     expect(random.message).toContain('expected a doc, docx, odt, xls, xlsx, ods, ppt, pptx or odp document');
-    const pdf = await failure(detectDocumentType(await makePdf(1), LIMITS));
+    const pdf = await previewFailure(detectDocumentType(await makePdf(1), LIMITS));
     expect(pdf.message).toContain('a PDF');
   });
 
   it('refuses a zip that is not an office document', async () => {
-    const error = await failure(detectDocumentType(makeZip([{ name: 'readme.txt', data: 'hello' }]), LIMITS));
+    const error = await previewFailure(
+      detectDocumentType(makeZip([{ name: 'readme.txt', data: 'hello' }]), LIMITS),
+    );
     expect(error.code).toBe('UNREADABLE_INPUT');
     expect(error.message).toContain('neither Office Open XML nor OpenDocument');
   });
@@ -58,14 +50,16 @@ describe('detectDocumentType recognises documents by content', () => {
     const drawing = makeZip([
       { name: 'mimetype', data: 'application/vnd.oasis.opendocument.graphics', method: 'store' },
     ]);
-    expect((await failure(detectDocumentType(drawing, LIMITS))).message).toContain('opendocument.graphics');
+    expect((await previewFailure(detectDocumentType(drawing, LIMITS))).message).toContain(
+      'opendocument.graphics',
+    );
     const empty = makeZip([{ name: '[Content_Types].xml', data: '<Types/>' }]);
-    expect((await failure(detectDocumentType(empty, LIMITS))).code).toBe('UNREADABLE_INPUT');
+    expect((await previewFailure(detectDocumentType(empty, LIMITS))).code).toBe('UNREADABLE_INPUT');
   });
 
   it('refuses a truncated zip as UNREADABLE_INPUT', async () => {
     const docx = await sampleDocument('text.docx');
-    const error = await failure(detectDocumentType(docx.subarray(0, docx.byteLength - 40), LIMITS));
+    const error = await previewFailure(detectDocumentType(docx.subarray(0, docx.byteLength - 40), LIMITS));
     expect(error.code).toBe('UNREADABLE_INPUT');
   });
 
@@ -75,7 +69,7 @@ describe('detectDocumentType recognises documents by content', () => {
     expect(await detectDocumentType(makeCompoundFile(['Current User', 'PowerPoint Document']), LIMITS)).toBe(
       'ppt',
     );
-    const other = await failure(detectDocumentType(makeCompoundFile(['Contents']), LIMITS));
+    const other = await previewFailure(detectDocumentType(makeCompoundFile(['Contents']), LIMITS));
     expect(other.message).toContain('not a Word, Excel or PowerPoint document');
   });
 
@@ -84,7 +78,7 @@ describe('detectDocumentType recognises documents by content', () => {
     ['protected-spreadsheet.xls', 'Excel'],
   ] as const) {
     it(`answers PASSWORD_PROTECTED for ${name}, saved with a password by LibreOffice`, async () => {
-      const error = await failure(detectDocumentType(await sampleDocument(name), LIMITS));
+      const error = await previewFailure(detectDocumentType(await sampleDocument(name), LIMITS));
       expect(error.code).toBe('PASSWORD_PROTECTED');
       expect(error.message).toBe(
         `the ${application} 97-2003 document is protected by a password, so it cannot be previewed`,
@@ -101,7 +95,7 @@ describe('detectDocumentType recognises documents by content', () => {
     atom.writeUInt32LE(0x14, 8);
     atom.writeUInt32LE(0xf3d1c4df, 12);
     const encrypted = makeCompoundFile([{ name: 'Current User', data: atom }, 'PowerPoint Document']);
-    const error = await failure(detectDocumentType(encrypted, LIMITS));
+    const error = await previewFailure(detectDocumentType(encrypted, LIMITS));
     expect(error.code).toBe('PASSWORD_PROTECTED');
     expect(error.message).toContain('PowerPoint 97-2003 document is protected by a password');
     atom.writeUInt32LE(0xe391c05f, 12);
@@ -114,13 +108,13 @@ describe('detectDocumentType recognises documents by content', () => {
     const entry = 512 * 2 + 128; // the directory's second entry
     file.writeUInt32LE(40, entry + 116); // start sector 40 of a 5-sector file
     file.writeUInt32LE(5000, entry + 120); // over the 4096-byte cutoff: regular sectors
-    const error = await failure(detectDocumentType(file, LIMITS));
+    const error = await previewFailure(detectDocumentType(file, LIMITS));
     expect(error.code).toBe('UNREADABLE_INPUT');
     expect(error.message).toContain('expected a complete OLE2 compound file');
   });
 
   it('answers PASSWORD_PROTECTED for encrypted OOXML and encrypted OpenDocument files', async () => {
-    const ooxml = await failure(
+    const ooxml = await previewFailure(
       detectDocumentType(makeCompoundFile(['EncryptionInfo', 'EncryptedPackage']), LIMITS),
     );
     expect(ooxml.code).toBe('PASSWORD_PROTECTED');
@@ -131,7 +125,7 @@ describe('detectDocumentType recognises documents by content', () => {
         data: '<manifest><file-entry><encryption-data/></file-entry></manifest>',
       },
     ]);
-    expect((await failure(detectDocumentType(odf, LIMITS))).code).toBe('PASSWORD_PROTECTED');
+    expect((await previewFailure(detectDocumentType(odf, LIMITS))).code).toBe('PASSWORD_PROTECTED');
   });
 });
 
@@ -139,14 +133,14 @@ describe('detectDocumentType refuses zip bombs within its limits', () => {
   it('refuses a small zip bomb named .docx (1 GiB of zeros in about 1 MB) by its ratio, inflating nothing', async () => {
     const bomb = docxZipBomb(1024);
     expect(bomb.byteLength).toBeLessThan(2 * 1024 * 1024);
-    const error = await failure(detectDocumentType(bomb, LIMITS));
+    const error = await previewFailure(detectDocumentType(bomb, LIMITS));
     expect(error.code).toBe('ARCHIVE_LIMIT_EXCEEDED');
     expect(error.message).toMatch(/expands \d+ times/);
   });
 
   it('refuses a bomb that lies about its sizes when the entry inflates past what it declared', async () => {
     const liar = docxZipBomb(64, true);
-    const error = await failure(detectDocumentType(liar, LIMITS));
+    const error = await previewFailure(detectDocumentType(liar, LIMITS));
     expect(error.code).toBe('ARCHIVE_LIMIT_EXCEEDED');
     expect(error.message).toContain('beyond its declared 1000 bytes');
   });
@@ -156,7 +150,7 @@ describe('detectDocumentType refuses zip bombs within its limits', () => {
       { name: '[Content_Types].xml', data: DOCX_CONTENT_TYPES },
       { name: 'word/document.xml', data: 'x', declaredSize: 600 * 1024 * 1024 },
     ]);
-    const error = await failure(
+    const error = await previewFailure(
       detectDocumentType(big, { ...LIMITS, maxCompressionRatio: Number.MAX_VALUE }),
     );
     expect(error.code).toBe('ARCHIVE_LIMIT_EXCEEDED');
@@ -165,7 +159,7 @@ describe('detectDocumentType refuses zip bombs within its limits', () => {
 
   it('refuses more entries than maxEntries', async () => {
     const docx = await sampleDocument('text.docx');
-    const error = await failure(detectDocumentType(docx, { ...LIMITS, maxEntries: 3 }));
+    const error = await previewFailure(detectDocumentType(docx, { ...LIMITS, maxEntries: 3 }));
     expect(error.code).toBe('ARCHIVE_LIMIT_EXCEEDED');
     expect(error.message).toContain('more than the limit of 3');
   });
@@ -214,7 +208,7 @@ describe('detectDocumentType leaves the event loop free on large containers', ()
       { name: '[Content_Types].xml', data: DOCX_CONTENT_TYPES },
       { name: 'word/document.xml', data: '<w:document/>', declaredSize: 2000 },
     ]);
-    const error = await failure(detectDocumentType(short, LIMITS));
+    const error = await previewFailure(detectDocumentType(short, LIMITS));
     expect(error.code).toBe('UNREADABLE_INPUT');
     expect(error.message).toContain('inflates to 13 bytes, not the declared 2000');
   });

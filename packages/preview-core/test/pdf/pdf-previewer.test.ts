@@ -1,19 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { PreviewError } from '../../src/errors.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
 import { renderPage } from '../../src/pdf/render-page.js';
 import { encryptPdf, makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
-
-async function failure(promise: Promise<unknown>): Promise<PreviewError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PreviewError) return error;
-    throw error;
-  }
-  throw new Error('expected a PreviewError');
-}
+import { previewFailure } from '../../src/testing/preview-failure.js';
 
 describe('PDF previews (pdf-lib + mupdf)', () => {
   const previewer = createPdfPreviewer();
@@ -45,33 +35,36 @@ describe('PDF previews (pdf-lib + mupdf)', () => {
   });
 
   it('answers INVALID_OPTION for a first_page past the end or after last_page', async () => {
-    const pastEnd = await failure(previewer.preview(tenPages, { firstPage: 11 }));
+    const pastEnd = await previewFailure(previewer.preview(tenPages, { firstPage: 11 }));
     expect(pastEnd.code).toBe('INVALID_OPTION');
     expect(pastEnd.message).toMatch(/the document has 10 pages/);
-    expect((await failure(previewer.preview(tenPages, { firstPage: 4, lastPage: 2 }))).code).toBe(
+    expect((await previewFailure(previewer.preview(tenPages, { firstPage: 4, lastPage: 2 }))).code).toBe(
       'INVALID_OPTION',
     );
   });
 
   it('answers UNREADABLE_INPUT for an empty file, random bytes and a truncated PDF', async () => {
-    const empty = await failure(previewer.preview(new Uint8Array(0)));
+    const empty = await previewFailure(previewer.preview(new Uint8Array(0)));
     expect(empty.code).toBe('UNREADABLE_INPUT');
     expect(empty.message).toContain('received 0 bytes');
-    const random = await failure(previewer.preview(Buffer.from('this is not a PDF at all, just text')));
+    const random = await previewFailure(
+      previewer.preview(Buffer.from('this is not a PDF at all, just text')),
+    );
     expect(random.code).toBe('UNREADABLE_INPUT');
-    const truncated = await failure(previewer.preview(tenPages.subarray(0, 300)));
+    const truncated = await previewFailure(previewer.preview(tenPages.subarray(0, 300)));
     expect(truncated.code).toBe('UNREADABLE_INPUT');
     expect(
-      (await failure(previewer.renderFirstPage(tenPages.subarray(0, 300), { width: 64, height: 64 }))).code,
+      (await previewFailure(previewer.renderFirstPage(tenPages.subarray(0, 300), { width: 64, height: 64 })))
+        .code,
     ).toBe('UNREADABLE_INPUT');
   });
 
   it('answers PASSWORD_PROTECTED for a PDF that needs a password to open', async () => {
     const locked = await encryptPdf(tenPages, { userPassword: 'secret', ownerPassword: 'owner' });
-    const error = await failure(previewer.preview(locked, { firstPage: 2, lastPage: 2 }));
+    const error = await previewFailure(previewer.preview(locked, { firstPage: 2, lastPage: 2 }));
     expect(error.code).toBe('PASSWORD_PROTECTED');
     expect(error.message).toContain('password');
-    expect((await failure(previewer.renderFirstPage(locked, { width: 64, height: 64 }))).code).toBe(
+    expect((await previewFailure(previewer.renderFirstPage(locked, { width: 64, height: 64 }))).code).toBe(
       'PASSWORD_PROTECTED',
     );
   });
@@ -84,17 +77,17 @@ describe('PDF previews (pdf-lib + mupdf)', () => {
 
   it('refuses a PDF above maxInputBytes with INPUT_TOO_LARGE', async () => {
     const small = createPdfPreviewer({ maxInputBytes: tenPages.byteLength - 1 });
-    const error = await failure(small.preview(tenPages));
+    const error = await previewFailure(small.preview(tenPages));
     expect(error.code).toBe('INPUT_TOO_LARGE');
     expect(error.details).toMatchObject({ maxInputBytes: tenPages.byteLength - 1 });
-    expect((await failure(small.renderFirstPage(tenPages, { width: 64, height: 64 }))).code).toBe(
+    expect((await previewFailure(small.renderFirstPage(tenPages, { width: 64, height: 64 }))).code).toBe(
       'INPUT_TOO_LARGE',
     );
   });
 
   it('refuses a partial selection above maxPagesPerSelection with TOO_MANY_PAGES, but not the whole file', async () => {
     const limited = createPdfPreviewer({ maxPagesPerSelection: 4 });
-    expect((await failure(limited.preview(tenPages, { firstPage: 2, lastPage: 6 }))).code).toBe(
+    expect((await previewFailure(limited.preview(tenPages, { firstPage: 2, lastPage: 6 }))).code).toBe(
       'TOO_MANY_PAGES',
     );
     expect((await limited.preview(tenPages, { firstPage: 2, lastPage: 5 })).lastPage).toBe(5);

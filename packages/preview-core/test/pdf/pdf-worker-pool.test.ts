@@ -3,18 +3,9 @@ import { PreviewError } from '../../src/errors.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
 import { createPdfWorkerPool, type PdfWorkerPool } from '../../src/pdf/pdf-worker-pool.js';
 import { makeCostlyPdf, makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { previewFailure } from '../../src/testing/preview-failure.js';
 
 const area = { width: 256, height: 256 };
-
-async function failure(promise: Promise<unknown>): Promise<PreviewError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof PreviewError) return error;
-    throw error;
-  }
-  throw new Error('expected a PreviewError');
-}
 
 /** Waits (up to a minute, for a loaded machine) until `condition` holds. */
 async function until(condition: () => boolean, what: string): Promise<void> {
@@ -65,7 +56,7 @@ describe('PDF worker pool', () => {
   it('stops a costly render at its deadline with RENDER_TIMEOUT, replaces the worker and serves the next', async () => {
     const { pool, previewer } = start({ workers: 1, timeoutSeconds: 1 });
     await previewer.renderFirstPage(ordinary, area);
-    const error = await failure(previewer.renderFirstPage(costly, area));
+    const error = await previewFailure(previewer.renderFirstPage(costly, area));
     expect(error.code).toBe('RENDER_TIMEOUT');
     expect(error.message).toContain('within the limit of 1 s');
     expect(pool.stats()).toMatchObject({ timedOut: 1, activeRenders: 0, runningTasks: 0 });
@@ -86,7 +77,7 @@ describe('PDF worker pool', () => {
 
   it('fails only the task whose worker dies mid-render, and the next task succeeds', async () => {
     const { pool, previewer } = start({ workers: 1, timeoutSeconds: 120 });
-    const dying = failure(previewer.renderFirstPage(costly, area));
+    const dying = previewFailure(previewer.renderFirstPage(costly, area));
     await until(() => pool.stats().runningTasks === 1, 'the worker runs the task');
     await Promise.all(pool.threads.map((thread) => thread.terminate()));
     const error = await dying;
@@ -118,7 +109,7 @@ describe('PDF worker pool', () => {
     const { pool, previewer } = start({ workers: 1, maxQueuedTasks: 1, timeoutSeconds: 1 });
     const running = previewer.renderFirstPage(costly, area).catch(() => undefined);
     const queued = previewer.renderFirstPage(ordinary, area);
-    const error = await failure(previewer.renderFirstPage(ordinary, area));
+    const error = await previewFailure(previewer.renderFirstPage(ordinary, area));
     expect(error.code).toBe('BUSY');
     expect(error.details?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(() => pool.assertCapacity()).toThrow(PreviewError);
