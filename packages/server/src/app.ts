@@ -6,6 +6,7 @@ import { type Authenticator, createAuthenticator } from './auth/authenticator.js
 import { createChatFeature } from './chat/chat-feature.js';
 import type { ServerConfig } from './config.js';
 import type { FeatureContext, ServerFeature } from './feature.js';
+import { createEventLoopHealthCheck } from './health/event-loop-health.js';
 import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
@@ -71,7 +72,8 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   app.set('trust proxy', false);
   useRequestLogging(app, logger);
   // Health and docs sit under their own paths, so other requests skip them after one path test.
-  app.use('/health', createHealthRouter(features.flatMap((feature) => feature.health ?? [])));
+  const eventLoop = createEventLoopHealthCheck();
+  app.use('/health', createHealthRouter([...features.flatMap((feature) => feature.health ?? []), eventLoop]));
   const document = buildOpenApiDocument(
     serverVersion,
     features.flatMap((feature) =>
@@ -95,6 +97,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
       for (const feature of features) feature.attach?.(server);
     },
     close() {
+      eventLoop.close();
       closed ??= Promise.allSettled(features.map((feature) => feature.close?.())).then(() => undefined);
       return closed;
     },

@@ -1,5 +1,6 @@
 import type { ChatService } from '@collab-suite/chat-domain';
 import express, { Router } from 'express';
+import { sendJsonArray } from '../http/send-json-array.js';
 import { actorOf } from './actor.js';
 
 /** Largest JSON body of the room routes: a room with its member list fits many times over. */
@@ -11,7 +12,7 @@ export function createRoomRoutes(service: ChatService): Router {
   const json = express.json({ limit: roomJsonLimit });
 
   router.get('/rooms', async (request, response) => {
-    response.json(await service.listRooms(actorOf(response), request.query.extraFields));
+    await sendJsonArray(response, await service.listRooms(actorOf(response), request.query.extraFields));
   });
   router.post('/rooms', json, async (request, response) => {
     response.status(201).json(await service.createRoom(actorOf(response), request.body));

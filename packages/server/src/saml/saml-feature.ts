@@ -73,7 +73,7 @@ export async function createSamlFeature(
       },
     ],
     close() {
-      closing ??= store.close();
+      closing ??= Promise.all([service.close(), store.close()]).then(() => undefined);
       return closing;
     },
   };

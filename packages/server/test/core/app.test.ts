@@ -71,6 +71,15 @@ describe('reference server core', () => {
         ready: false,
         details: { error: 'connection refused' },
       },
+      {
+        name: 'event-loop',
+        required: false,
+        live: true,
+        ready: true,
+        details: {
+          delayMilliseconds: { p50: expect.any(Number), p99: expect.any(Number), max: expect.any(Number) },
+        },
+      },
     ]);
   });
 
