@@ -68,6 +68,7 @@ export {
   type MediaType,
   type Meeting,
   type MeetingRecord,
+  type MeetingStopReason,
   type MeetingType,
   mediaTypes,
   meetingTypes,

@@ -1,4 +1,4 @@
-import type { IceServerConfig, MediaType } from './meeting-model.js';
+import type { IceServerConfig, MediaType, MeetingStopReason } from './meeting-model.js';
 
 /** A stream to watch: whose, and which kind. */
 export interface MediaStreamRef {
@@ -13,7 +13,13 @@ export interface MediaSubscriptionOffer {
 }
 
 /** Something the media server noticed on its own. */
-export type MediaServerEvent = { type: 'talking'; meetingId: string; userId: string; talking: boolean };
+export type MediaServerEvent =
+  | { type: 'talking'; meetingId: string; userId: string; talking: boolean }
+  /**
+   * The media of these meetings is gone (the process or node holding it stopped): the meetings
+   * must be stopped, and their participants told why.
+   */
+  | { type: 'media-lost'; meetingIds: string[]; reason: MeetingStopReason };
 
 /**
  * Where the media of meetings lives (an SFU with an audio bridge). The domain decides who may do

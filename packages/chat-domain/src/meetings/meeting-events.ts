@@ -1,4 +1,4 @@
-import type { EventMediaType } from './meeting-model.js';
+import type { EventMediaType, MeetingStopReason } from './meeting-model.js';
 
 /** Which mid of a subscriber's connection carries whose stream. */
 export interface SubscribedStreamEvent {
@@ -16,7 +16,7 @@ export type MeetingEventPayload =
   | { type: 'MEETING_CREATED'; meetingId: string; roomId: string }
   | { type: 'MEETING_DELETED'; meetingId: string }
   | { type: 'MEETING_STARTED'; meetingId: string; starterUser: string; startedAt: string }
-  | { type: 'MEETING_STOPPED'; meetingId: string }
+  | { type: 'MEETING_STOPPED'; meetingId: string; reason?: MeetingStopReason }
   | { type: 'MEETING_PARTICIPANT_JOINED'; meetingId: string; userId: string }
   | { type: 'MEETING_PARTICIPANT_LEFT'; meetingId: string; userId: string }
   | { type: 'MEETING_PARTICIPANT_CLASHED'; meetingId: string }

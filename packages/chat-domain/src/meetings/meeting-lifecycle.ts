@@ -3,7 +3,7 @@ import { parseInput } from '../inputs.js';
 import type { Actor } from '../model.js';
 import type { MeetingContext } from './meeting-context.js';
 import { newMeetingSchema } from './meeting-inputs.js';
-import type { Meeting, MeetingRecord } from './meeting-model.js';
+import type { Meeting, MeetingRecord, MeetingStopReason } from './meeting-model.js';
 import { isExpired, meetingView } from './meeting-rules.js';
 
 /** Meeting lifecycle: create, list, get, start, stop, delete, expiry and recovery. */
@@ -19,7 +19,7 @@ export function createMeetingLifecycle(context: MeetingContext) {
   }
 
   /** Stops an active meeting: everyone out, media closed, `MEETING_STOPPED`. Call under the meeting's lock. */
-  async function stopNow(meeting: MeetingRecord): Promise<MeetingRecord> {
+  async function stopNow(meeting: MeetingRecord, reason?: MeetingStopReason): Promise<MeetingRecord> {
     if (!meeting.active) return meeting;
     const stopped = (await store.setMeetingStarted(meeting.id, null)) ?? meeting;
     await context.background(`closing the media of meeting ${meeting.id}`, () =>
@@ -28,8 +28,19 @@ export function createMeetingLifecycle(context: MeetingContext) {
     await context.notify(await context.roomMembers(meeting.roomId), {
       type: 'MEETING_STOPPED',
       meetingId: meeting.id,
+      ...(reason === undefined ? {} : { reason }),
     });
     return stopped;
+  }
+
+  /** Stops the meetings whose media is gone, each under its lock, telling their rooms why. */
+  async function stopLostMeetings(meetingIds: readonly string[], reason: MeetingStopReason): Promise<void> {
+    for (const meetingId of meetingIds) {
+      await context.locks.run(meetingId, async () => {
+        const current = await store.getMeeting(meetingId);
+        if (current !== undefined) await stopNow(current, reason);
+      });
+    }
   }
 
   /** Deletes a meeting, closing its media, and tells the room. Call under the meeting's lock. */
@@ -151,7 +162,7 @@ export function createMeetingLifecycle(context: MeetingContext) {
   }
 
   return {
-    internals: { stopNow, deleteNow },
+    internals: { stopNow, deleteNow, stopLostMeetings },
     operations: {
       createMeeting,
       listMeetings,

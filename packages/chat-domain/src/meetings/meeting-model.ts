@@ -10,6 +10,12 @@ export const mediaTypes = ['video', 'screen'] as const;
 /** One of {@link mediaTypes}. */
 export type MediaType = (typeof mediaTypes)[number];
 
+/**
+ * Why a meeting stopped when nobody stopped it: `media_server_failed`, the process or node holding
+ * its media stopped. A meeting stopped by a person carries no reason.
+ */
+export type MeetingStopReason = 'media_server_failed';
+
 /** How events spell a {@link MediaType}: upper case, as the original. */
 export type EventMediaType = 'VIDEO' | 'SCREEN';
 

@@ -92,6 +92,12 @@ export function createMeetingService(options: MeetingServiceOptions): MeetingSer
   const lifecycle = createMeetingLifecycle(context);
   const participation = createMeetingParticipation(context, lifecycle.internals);
   const stopListening = resolved.media.onEvent((event) => {
+    if (event.type === 'media-lost') {
+      void context.background(`stopping meetings whose media is gone: ${event.meetingIds.join(', ')}`, () =>
+        lifecycle.internals.stopLostMeetings(event.meetingIds, event.reason),
+      );
+      return;
+    }
     void context.background(`announcing talking in meeting ${event.meetingId}`, async () => {
       await context.notify(await context.participants(event.meetingId), {
         type: 'MEETING_PARTICIPANT_TALKING',

@@ -18,6 +18,8 @@ export interface MemoryMediaServer extends MediaServer {
   readonly meetings: ReadonlyMap<string, ReadonlyMap<string, MemoryMediaParticipant>>;
   /** Emits a talking change as an SFU would. */
   emitTalking(meetingId: string, userId: string, talking: boolean): void;
+  /** Drops the media of these meetings and says so, as a media host that stopped would. */
+  emitMediaLost(meetingIds: string[]): void;
 }
 
 /** Options of {@link createMemoryMediaServer}. */
@@ -156,6 +158,15 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
       else set.delete(userId);
       talking.set(meetingId, set);
       for (const listener of listeners) listener({ type: 'talking', meetingId, userId, talking: isTalking });
+    },
+    emitMediaLost(meetingIds) {
+      for (const meetingId of meetingIds) {
+        meetings.delete(meetingId);
+        talking.delete(meetingId);
+      }
+      for (const listener of listeners) {
+        listener({ type: 'media-lost', meetingIds, reason: 'media_server_failed' });
+      }
     },
     async close() {
       meetings.clear();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { meetingSetup } from './meeting-support.js';
 
 async function twoInMeeting() {
@@ -163,5 +163,28 @@ describe('meeting media', () => {
       isTalking: true,
     });
     expect(randomUUID()).not.toBe(meeting.id);
+  });
+
+  it('stops the meetings whose media was lost and tells their rooms why, touching no other meeting', async () => {
+    const { meetings, meeting, alice, bob, carol, chat, media, sent } = await twoInMeeting();
+    const otherRoom = await chat.createRoom(alice, {
+      type: 'group',
+      name: 'Other',
+      membersIds: [bob.userId, carol.userId],
+    });
+    const other = await meetings.createMeeting(alice, { roomId: otherRoom.id, name: 'Other' });
+    await meetings.startMeeting(alice, other.id);
+    media.emitMediaLost([meeting.id]);
+    await vi.waitFor(async () => expect((await meetings.getMeeting(alice, meeting.id)).active).toBe(false));
+    expect(sent('MEETING_STOPPED').map((delivery) => delivery.event)).toContainEqual({
+      type: 'MEETING_STOPPED',
+      meetingId: meeting.id,
+      reason: 'media_server_failed',
+      sentDate: expect.any(String),
+    });
+    expect((await meetings.getMeeting(alice, meeting.id)).participants).toEqual([]);
+    expect((await meetings.getMeeting(alice, other.id)).active).toBe(true);
+    await meetings.startMeeting(alice, meeting.id);
+    expect((await meetings.getMeeting(alice, meeting.id)).active).toBe(true);
   });
 });
