@@ -1,7 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/main.ts', 'src/token-cli.ts'],
+  // The media worker thread's entry sits beside the bundle that starts it.
+  entry: {
+    index: 'src/index.ts',
+    main: 'src/main.ts',
+    'token-cli': 'src/token-cli.ts',
+    'media-worker': 'src/meetings/media/media-worker.ts',
+  },
   format: ['esm'],
   dts: { entry: 'src/index.ts' },
   clean: true,

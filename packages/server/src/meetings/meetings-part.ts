@@ -8,14 +8,14 @@ import {
   type MediaServer,
   type MeetingService,
 } from '@collab-suite/chat-domain';
-import { createSfu } from '@collab-suite/webrtc-sfu';
+import type { SfuOptionsInput } from '@collab-suite/webrtc-sfu';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
+import { createWorkerMediaServer, type WorkerMediaServer } from './media/worker-media-server.js';
 import { createMeetingRoutes } from './meeting-routes.js';
 import { meetingsOpenApi } from './meetings-openapi.js';
-import { createSfuMediaServer } from './sfu-media-server.js';
 
 /** What the chat feature mounts for meetings. */
 export interface MeetingsPart {
@@ -39,7 +39,7 @@ export interface MeetingsPartOptions {
   store: ChatStore;
   events: EventBus;
   clock?: Clock;
-  /** @default the in-process SFU configured from `config.meetings` */
+  /** @default the SFU configured from `config.meetings`, in a worker thread of this process */
   media?: MediaServer;
   /** Whether a queue is open, when the events stay in this process. */
   hasQueue?: (userId: string, queueId: string) => boolean;
@@ -56,21 +56,33 @@ function meetingPageFolder(): string | undefined {
     .find((folder) => existsSync(`${folder}index.html`));
 }
 
-/** Builds the SFU from the configuration. */
-function sfuMediaServer(config: ServerConfig): MediaServer {
+/** The SFU's options from the configuration. */
+function sfuOptions(config: ServerConfig): SfuOptionsInput {
   const { meetings } = config;
-  return createSfuMediaServer(
-    createSfu({
-      ice: {
-        announcedAddresses: meetings.announcedAddresses,
-        hostAddresses: meetings.hostAddresses,
-        onlyAddresses: meetings.onlyAddresses,
-        ...(meetings.portRange ? { portRange: meetings.portRange } : {}),
-        servers: meetings.iceServers,
-      },
-      limits: { sessionsPerRouter: meetings.maxParticipants },
-    }),
-  );
+  return {
+    ice: {
+      announcedAddresses: meetings.announcedAddresses,
+      hostAddresses: meetings.hostAddresses,
+      onlyAddresses: meetings.onlyAddresses,
+      ...(meetings.portRange ? { portRange: meetings.portRange } : {}),
+      servers: meetings.iceServers,
+    },
+    limits: { sessionsPerRouter: meetings.maxParticipants },
+  };
+}
+
+/** What the health entry shows of the media: ICE servers, and the worker's meetings and restarts. */
+function mediaDetails(media: MediaServer, worker: WorkerMediaServer | undefined) {
+  const iceServers = media.iceServers().length;
+  if (worker === undefined) return { iceServers };
+  const load = worker.load();
+  return {
+    iceServers,
+    placement: 'worker-thread',
+    meetings: load.meetings.length,
+    participants: load.participants,
+    restarts: worker.restarts,
+  };
 }
 
 /**
@@ -81,7 +93,14 @@ function sfuMediaServer(config: ServerConfig): MediaServer {
  */
 export async function createMeetingsPart(options: MeetingsPartOptions): Promise<MeetingsPart> {
   const { config, logger } = options;
-  const media = options.media ?? sfuMediaServer(config);
+  const worker: WorkerMediaServer | undefined = options.media
+    ? undefined
+    : createWorkerMediaServer({
+        sfuOptions: sfuOptions(config),
+        iceServers: config.meetings.iceServers,
+        logger,
+      });
+  const media = options.media ?? (worker as WorkerMediaServer);
   const service = createMeetingService({
     store: options.store,
     events: options.events,
@@ -117,7 +136,7 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
     health: {
       name: 'meetings-media',
       required: false,
-      check: async () => ({ live: true, ready: true, details: { iceServers: media.iceServers().length } }),
+      check: async () => ({ live: true, ready: true, details: mediaDetails(media, worker) }),
     },
     queueClosed(userId, queueId) {
       // Sessions closing because the server stops: the next start stops what they leave behind.

@@ -1,0 +1,87 @@
+import { Worker } from 'node:worker_threads';
+import type { IceServerConfig } from '@collab-suite/chat-domain';
+import type { SfuOptionsInput } from '@collab-suite/webrtc-sfu';
+import type { Logger } from 'pino';
+import type { MediaHostLoad, MediaHostMessage, MediaReply } from './media-protocol.js';
+import { createRemoteMediaServer, type RemoteMediaServer } from './remote-media-server.js';
+
+/** The media worker thread's module: the build's, or a loader of the sources under tests. */
+function workerFilename(): URL {
+  const fromSources = import.meta.url.endsWith('.ts');
+  return new URL(fromSources ? './media-worker.dev.mjs' : './media-worker.js', import.meta.url);
+}
+
+/** The MediaServer of a process running both roles, with what its health entry shows. */
+export interface WorkerMediaServer extends RemoteMediaServer {
+  /** The meetings the worker holds, as it last reported them. */
+  load(): MediaHostLoad;
+  /** Times the worker stopped on its own and was replaced since the start. */
+  readonly restarts: number;
+  /** The worker thread now (for monitoring and fault tests). */
+  readonly thread: Worker;
+}
+
+const EMPTY_LOAD: MediaHostLoad = { meetings: [], participants: 0 };
+
+/**
+ * Runs the SFU in a worker thread of this process, so its packets, audio mixing and timers never
+ * wait behind the API's event loop (nor hold it up). A worker that stops on its own takes its
+ * meetings' media with it: every waiting call fails with `media_failed`, listeners get a
+ * `media-lost` event naming the meetings it held, and a new worker takes the next meeting.
+ */
+export function createWorkerMediaServer(options: {
+  sfuOptions: SfuOptionsInput;
+  iceServers: IceServerConfig[];
+  logger: Logger;
+}): WorkerMediaServer {
+  let worker: Worker;
+  let load = EMPTY_LOAD;
+  let restarts = 0;
+  let closing = false;
+
+  const start = () => {
+    const started = new Worker(workerFilename(), { workerData: options.sfuOptions });
+    started.on('message', (message: MediaReply | MediaHostMessage) => {
+      if ('kind' in message && message.kind === 'load') load = message.load;
+      else media.receive(message);
+    });
+    started.on('error', (error) => options.logger.error({ err: error }, 'the media worker failed'));
+    started.on('exit', (code) => {
+      if (closing || started !== worker) return;
+      restarts += 1;
+      const lost = load.meetings.map((meeting) => meeting.meetingId);
+      load = EMPTY_LOAD;
+      options.logger.error({ code, meetings: lost }, 'the media worker stopped; starting a new one');
+      worker = start();
+      media.hostLost('the media server stopped while carrying out the request');
+      if (lost.length > 0) {
+        media.receive({
+          kind: 'event',
+          event: { type: 'media-lost', meetingIds: lost, reason: 'media_server_failed' },
+        });
+      }
+    });
+    return started;
+  };
+
+  const media = createRemoteMediaServer({
+    iceServers: options.iceServers,
+    link: {
+      send: (command) => worker.postMessage(command),
+      async close() {
+        closing = true;
+        const stopped = new Promise((resolve) => worker.once('exit', resolve));
+        worker.postMessage('close');
+        const forced = setTimeout(() => void worker.terminate(), 5000);
+        await stopped;
+        clearTimeout(forced);
+      },
+    },
+  });
+  worker = start();
+  return Object.defineProperties(media as WorkerMediaServer, {
+    load: { value: () => load },
+    restarts: { get: () => restarts },
+    thread: { get: () => worker },
+  });
+}
