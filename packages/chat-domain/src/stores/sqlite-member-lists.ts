@@ -6,10 +6,10 @@ const maxCachedRooms = 50_000;
 /** Rooms whose member lists one query reads: about 3 ms of SQLite and JSON at 128 members a room. */
 const roomsPerQuery = 16;
 /**
- * Longest stretch of member queries before the event loop serves other work: half the 20 ms a
- * server can stall unnoticed. 500 rooms of 128 members take 60 to 100 ms to read.
+ * Longest stretch of member queries before the event loop serves other work: a quarter of the 20
+ * ms a server can stall unnoticed (one query of 16 rooms can overrun it). 500 rooms of 128 members take 60 to 100 ms to read.
  */
-const sliceMilliseconds = 10;
+const sliceMilliseconds = 5;
 
 /** Member lists of rooms, cached in memory and read from SQLite a few rooms at a time. */
 export interface SqliteMemberLists {

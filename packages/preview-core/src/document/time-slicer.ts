@@ -1,9 +1,9 @@
 /**
  * Longest stretch a loop over a container's structures runs before it lets the event loop serve
- * other work: half the 20 ms a server can stall without its requests noticing, so a loaded
- * machine that runs a slice twice as slowly still stays within it.
+ * other work: a quarter of the 20 ms a server can stall without its requests noticing, as one step
+ * past the slice's end (a large directory sector, a garbage collection) can run several ms more.
  */
-const SLICE_MILLISECONDS = 10;
+const SLICE_MILLISECONDS = 5;
 
 /** Cuts a long synchronous loop into slices: `if (slicer.due()) await slicer.pause();` inside it. */
 export interface TimeSlicer {
