@@ -98,7 +98,11 @@ export interface PreviewService {
   stats(): PreviewServiceStats;
 }
 
-function thumbnailOptions(request: ImageThumbnailRequest, maxOutputSide: number) {
+/**
+ * The render options and signal of a thumbnail request.
+ * @throws {PreviewError} `INVALID_OPTION` naming the option.
+ */
+export function thumbnailOptions(request: ImageThumbnailRequest, maxOutputSide: number) {
   const parsed = parseRequest(imageThumbnailRequestSchema, request);
   const options: RenderOptions = {
     kind: 'thumbnail',

@@ -2,7 +2,7 @@ import { PreviewError } from '../errors.js';
 import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
-import type { PreviewInput, PreviewService } from '../preview-service.js';
+import { type PreviewInput, type PreviewService, thumbnailOptions } from '../preview-service.js';
 import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
 import type { PdfLimitsInput } from './pdf-options.js';
@@ -130,12 +130,15 @@ export function createPdfPreviewService(options: {
       assertPageThumbnailFormat(request, 'PDF');
       const area = resolveArea(request.area, previewService.limits.maxOutputSide);
       const bytes = await previewService.readInput(input, request.signal);
-      const pixels = await previewer.renderFirstPage(bytes, area, {
+      const { transferInput: _handedOver, ...imageRequest } = request;
+      const { options: render } = thumbnailOptions(
+        { ...imageRequest, area, cropPosition: 'top' },
+        previewService.limits.maxOutputSide,
+      );
+      return previewer.thumbnailFirstPage(bytes, render, previewService.limits, {
         signal: request.signal,
         transferInput: transferInput(input, request),
       });
-      const { transferInput: _handedOver, ...imageRequest } = request;
-      return previewService.thumbnailFromPixels(pixels, { ...imageRequest, area, cropPosition: 'top' });
     },
     assertCapacity: () => pool.assertCapacity(),
     stats: () => pool.stats(),

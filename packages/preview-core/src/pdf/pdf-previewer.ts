@@ -1,5 +1,7 @@
 import type { Area } from '../image/area.js';
-import type { RawPixels } from '../image/render-image.js';
+import type { RenderOptions } from '../image/image-options.js';
+import type { RawPixels, RenderedImage } from '../image/render-image.js';
+import type { PreviewLimits } from '../limits/preview-limits.js';
 import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
 import { type PdfLimits, type PdfLimitsInput, pdfLimitsSchema } from './pdf-options.js';
@@ -27,6 +29,17 @@ export interface PdfPreviewer {
    * `RENDER_TIMEOUT`, `BUSY`.
    */
   renderFirstPage(bytes: Uint8Array, area: Area, options?: PdfTaskOptions): Promise<RawPixels>;
+  /**
+   * The first page drawn and encoded as a thumbnail by the worker (with sharp, in that thread), so
+   * only the encoded image comes back.
+   * @throws {PreviewError} the codes of `renderFirstPage`, and `TOO_MANY_PIXELS`, `OUTPUT_TOO_LARGE`.
+   */
+  thumbnailFirstPage(
+    bytes: Uint8Array,
+    render: RenderOptions,
+    limits: PreviewLimits,
+    options?: PdfTaskOptions,
+  ): Promise<RenderedImage>;
   /** Terminates the pool's workers (only when the previewer created the pool). */
   close(): Promise<void>;
 }
@@ -61,6 +74,22 @@ export function createPdfPreviewer(limits: PdfLimitsInput = {}, pool?: PdfWorker
       };
       const { value } = await workers.run(task, options);
       return value as RawPixels;
+    },
+    async thumbnailFirstPage(bytes, render, limits, options = {}) {
+      assertPdfSize(bytes, parsed.maxInputBytes);
+      const task: PdfTask = {
+        kind: 'thumbnail-first-page',
+        bytes,
+        area: render.area,
+        maxRenderPixels: parsed.maxRenderPixels,
+        render,
+        limits,
+      };
+      const { value } = await workers.run(task, options);
+      const image = value as RenderedImage;
+      // The bytes crossed the thread boundary as a plain Uint8Array; callers get a Buffer, as from sharp.
+      const { buffer, byteOffset, byteLength } = image.data;
+      return { ...image, data: Buffer.from(buffer, byteOffset, byteLength) };
     },
     close: () => (pool ? Promise.resolve() : workers.close()),
   };

@@ -1,9 +1,11 @@
 import { PreviewError, type PreviewErrorCode, type PreviewErrorDetails } from '../errors.js';
 import type { Area } from '../image/area.js';
-import type { RawPixels } from '../image/render-image.js';
+import type { RenderOptions } from '../image/image-options.js';
+import type { RawPixels, RenderedImage } from '../image/render-image.js';
+import type { PreviewLimits } from '../limits/preview-limits.js';
 import type { PageRangeRequest } from './page-selection.js';
 
-/** Work one PDF worker does for one request: copy a page range, or draw the first page. */
+/** Work one PDF worker does for one request: copy a page range, draw the first page, or its thumbnail. */
 export type PdfTask =
   | {
       readonly kind: 'select-pages';
@@ -16,6 +18,15 @@ export type PdfTask =
       readonly bytes: Uint8Array;
       readonly area: Area;
       readonly maxRenderPixels: number;
+    }
+  | {
+      /** The first page drawn and encoded as a thumbnail in the worker: no pixels cross threads. */
+      readonly kind: 'thumbnail-first-page';
+      readonly bytes: Uint8Array;
+      readonly area: Area;
+      readonly maxRenderPixels: number;
+      readonly render: RenderOptions;
+      readonly limits: PreviewLimits;
     };
 
 /** What a page-range task gives back: the PDF and which pages of how many it holds. */
@@ -28,7 +39,7 @@ export interface SelectedPages {
 
 /** The answer of one task, as it crosses the thread boundary (a thrown error would lose its code). */
 export type PdfTaskOutcome =
-  | { readonly ok: true; readonly value: SelectedPages | RawPixels }
+  | { readonly ok: true; readonly value: SelectedPages | RawPixels | RenderedImage }
   | {
       readonly ok: false;
       readonly code: PreviewErrorCode;

@@ -30,9 +30,13 @@ function transferred(outcome: PdfTaskOutcome, buffers: ArrayBuffer[]) {
   });
 }
 
-/** The buffer behind a result's bytes: everything in this thread is its own, so it can move. */
+/**
+ * The buffer behind a result's bytes when they fill it: it can move. Bytes cut out of a shared slab
+ * (Node's small Buffers) are copied instead, since moving the slab would break this thread's pool.
+ */
 function bufferOf(bytes: Uint8Array): ArrayBuffer[] {
-  return bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
+  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+  return whole && bytes.buffer instanceof ArrayBuffer ? [bytes.buffer] : [];
 }
 
 /** A trap or abort inside WASM (`WebAssembly.RuntimeError`; the type is not in this build's lib). */
