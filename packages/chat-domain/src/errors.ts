@@ -61,6 +61,8 @@ export const chatErrorCodes = [
   'invalid_media_state',
   /** The media server failed. */
   'media_failed',
+  /** No media server can take the meeting now (all full or none alive); `details.retryAfterSeconds`. */
+  'media_unavailable',
 ] as const;
 
 /** One of {@link chatErrorCodes}. */

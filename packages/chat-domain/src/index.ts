@@ -148,6 +148,7 @@ export {
   requireOwner,
 } from './room-rules.js';
 export type { AttachmentContent } from './service/attachments.js';
+export { createKeyedLock, type KeyedLock } from './service/keyed-lock.js';
 export {
   type ChatLimits,
   type ChatServiceOptions,

@@ -3,7 +3,7 @@ import type { ChatEventPayload } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
 import { requireMember } from '../room-rules.js';
-import { createKeyedLock, type KeyedLock } from '../service/keyed-lock.js';
+import type { KeyedLock } from '../service/keyed-lock.js';
 import type { MeetingEventPayload } from './meeting-events.js';
 import type { MeetingRecord, ParticipantRecord } from './meeting-model.js';
 import type { ResolvedMeetingServiceOptions } from './meeting-options.js';
@@ -58,7 +58,6 @@ export function createMeetingContext(options: ResolvedMeetingServiceOptions): Me
 
   return {
     ...options,
-    locks: createKeyedLock(),
     roomAsMember,
     async meetingAsMember(actor, rawMeetingId) {
       const meetingId = parseId(rawMeetingId, 'meeting_not_found', 'meeting');

@@ -6,6 +6,7 @@ import { backgroundErrorHandlerSchema, idFactorySchema, portSchema } from '../op
 import type { ChatStore } from '../ports/chat-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
+import { createKeyedLock, type KeyedLock } from '../service/keyed-lock.js';
 import type { MediaServer } from './media-server.js';
 import { createMemoryMediaServer } from './memory-media-server.js';
 
@@ -29,6 +30,12 @@ export const meetingServiceOptionsSchema = z.object({
   media: portSchema<MediaServer>('MediaServer', 'openMeeting').optional(),
   /** @default the system clock */
   clock: portSchema<Clock>('Clock', 'now').optional(),
+  /**
+   * Serialises start, stop, join, leave and delete of each meeting (keyed by meeting id). Several
+   * server processes sharing a database need one lock across them (e.g. on Redis).
+   * @default a lock within this process
+   */
+  locks: portSchema<KeyedLock>('KeyedLock', 'run').optional(),
   /** Makes ids. @default crypto.randomUUID */
   createId: idFactorySchema.optional(),
   /** Told about failures after a change was committed (event delivery, media cleanup). @default ignores them */
@@ -47,6 +54,7 @@ export interface ResolvedMeetingServiceOptions {
   events: EventBus;
   media: MediaServer;
   clock: Clock;
+  locks: KeyedLock;
   createId: () => string;
   onBackgroundError: (error: unknown, context: string) => void;
   limits: MeetingLimits;
@@ -60,6 +68,7 @@ export function resolveMeetingServiceOptions(options: MeetingServiceOptions): Re
     events: parsed.events ?? createMemoryEventBus(),
     media: parsed.media ?? createMemoryMediaServer({ maxParticipants: parsed.limits.maxParticipants }),
     clock: parsed.clock ?? systemClock,
+    locks: parsed.locks ?? createKeyedLock(),
     createId: parsed.createId ?? randomUUID,
     onBackgroundError: parsed.onBackgroundError ?? (() => {}),
     limits: parsed.limits,

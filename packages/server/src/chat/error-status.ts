@@ -33,6 +33,7 @@ export const chatErrorStatus: Record<ChatErrorCode, number> = {
   invalid_sdp: 400,
   invalid_media_state: 409,
   media_failed: 424,
+  media_unavailable: 503,
 };
 
 /** Maps {@link ChatError}s to statuses from {@link chatErrorStatus}. */
@@ -40,12 +41,15 @@ export const chatErrorMapper: LibraryErrorMapper = {
   matches: (error) => error instanceof ChatError,
   map(error): MappedError {
     const chatError = error as ChatError;
+    const status = chatErrorStatus[chatError.code];
+    const retryAfter = chatError.details?.retryAfterSeconds;
     return {
-      status: chatErrorStatus[chatError.code],
+      status,
       message: chatError.message,
       code: chatError.code,
       details: chatError.details,
-      headers: {},
+      headers:
+        status === 503 ? { 'Retry-After': String(typeof retryAfter === 'number' ? retryAfter : 5) } : {},
     };
   },
 };
