@@ -13,6 +13,7 @@ import { HttpError } from './http/http-error.js';
 import { routerUnder } from './http/path-scope.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
+import { createMediaNodeFeature } from './meetings/media/media-node-feature.js';
 import { createDocsRouter, createOpenApiHandler } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { createPreviewFeature } from './preview/preview-feature.js';
@@ -44,6 +45,7 @@ export type ServerApp = Express & {
 
 /** The features of the reference server, in mounting order. */
 export async function defaultFeatures(context: FeatureContext): Promise<ServerFeature[]> {
+  if (!context.config.cluster.roles.includes('api')) return [await createMediaNodeFeature(context)];
   return [
     await createPreviewFeature(context),
     await createChatFeature(context),
@@ -80,8 +82,10 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
       feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
     ),
   );
-  app.get('/openapi.json', createOpenApiHandler(document));
-  if (config.docsEnabled) app.use('/docs', createDocsRouter());
+  // A media node serves its health and nothing else.
+  const servesApi = config.cluster.roles.includes('api');
+  if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
+  if (servesApi && config.docsEnabled) app.use('/docs', createDocsRouter());
   for (const { basePath, paths, router } of features) {
     app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
   }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
@@ -142,6 +144,33 @@ export const environmentSchema = z.object({
    * `auto`: only with SQLite, which one process owns; PostgreSQL may be shared by running instances.
    */
   MEETING_STOP_ACTIVE_AT_START: z.enum(['auto', 'true', 'false']).default('auto'),
+  /**
+   * What this process runs, comma-separated: `api` (the HTTP API; alone it needs PostgreSQL and
+   * Redis and drives media nodes), `media` (alone: a media node on Redis, serving only `/health/`).
+   */
+  NODE_ROLES: z
+    .string()
+    .transform((value) => [...new Set(value.split(',').map((role) => role.trim()))].sort().join(','))
+    .pipe(z.enum(['api', 'media', 'api,media'], { message: 'expected api, media or api,media' }))
+    .default('api,media'),
+  /** This node's id in the cluster (letters, digits, `.`, `_`, `-`); default: a random UUID per start. */
+  NODE_ID: optionalText.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,64}$/, 'expected 1 to 64 letters, digits, dots, underscores or dashes')
+      .optional(),
+  ),
+  /** Participants a media node takes at most; API nodes place no meeting on a full one. */
+  MEDIA_NODE_CAPACITY: integer(1).default(500),
+  /** How a media node names where its media is reached, for operators; default its announced or host address. */
+  MEDIA_NODE_ADDRESS: optionalText,
+  /**
+   * Heartbeat period of API and media nodes in Redis, in milliseconds; a node is taken for dead
+   * after 5 periods without one and its meetings or sessions are cleaned up by the others.
+   */
+  CLUSTER_HEARTBEAT_MS: integer(100).max(5000).default(2000),
+  /** Prefix of every Redis key and channel of the cluster, so deployments can share one Redis. */
+  CLUSTER_REDIS_PREFIX: z.string().min(1).default('collab-suite:cluster:'),
   /** URL path the SAML configuration API is mounted under. */
   SAML_BASE_PATH: z
     .string()
@@ -223,6 +252,15 @@ export interface ServerConfig {
     expirySweepMs: number;
     stopActiveAtStart: boolean;
   };
+  cluster: {
+    /** What this process runs. */
+    roles: NodeRole[];
+    nodeId: string;
+    mediaCapacity: number;
+    mediaAddress: string;
+    heartbeatMs: number;
+    redisPrefix: string;
+  };
   saml: {
     basePath: string;
     databaseUrl: string;
@@ -243,6 +281,29 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** A part a process plays in a deployment. */
+export type NodeRole = 'api' | 'media';
+
+/**
+ * Stops a process whose roles lack what they need: an API node alone shares meetings with other
+ * nodes, so it needs the shared database and Redis; a media node takes its commands over Redis.
+ */
+function assertRolesCanRun(
+  roles: string,
+  databaseUrl: string | undefined,
+  redisUrl: string | undefined,
+): void {
+  const problems: string[] = [];
+  const shared = /^postgres(ql)?:\/\//i.test(databaseUrl ?? '');
+  if (roles === 'api' && !shared) {
+    problems.push('NODE_ROLES=api needs CHAT_DATABASE_URL set to a postgres:// URL shared by every API node');
+  }
+  if (roles !== 'api,media' && redisUrl === undefined) {
+    problems.push(`NODE_ROLES=${roles} needs CHAT_REDIS_URL: API and media nodes meet in Redis`);
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+}
+
 /**
  * Reads the configuration from environment variables.
  * @throws ConfigError naming each variable that does not parse.
@@ -257,6 +318,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const values = result.data;
+  assertRolesCanRun(values.NODE_ROLES, values.CHAT_DATABASE_URL, values.CHAT_REDIS_URL);
   const dataDir = path.resolve(values.DATA_DIR);
   return {
     port: values.PORT,
@@ -315,6 +377,18 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         values.MEETING_STOP_ACTIVE_AT_START === 'auto'
           ? !/^postgres(ql)?:\/\//i.test(values.CHAT_DATABASE_URL ?? '')
           : values.MEETING_STOP_ACTIVE_AT_START === 'true',
+    },
+    cluster: {
+      roles: values.NODE_ROLES.split(',') as NodeRole[],
+      nodeId: values.NODE_ID ?? randomUUID(),
+      mediaCapacity: values.MEDIA_NODE_CAPACITY,
+      mediaAddress:
+        values.MEDIA_NODE_ADDRESS ??
+        values.MEETING_ICE_ANNOUNCED_ADDRESSES?.[0] ??
+        values.MEETING_ICE_HOST_ADDRESSES?.[0] ??
+        hostname(),
+      heartbeatMs: values.CLUSTER_HEARTBEAT_MS,
+      redisPrefix: values.CLUSTER_REDIS_PREFIX,
     },
     saml: {
       basePath: values.SAML_BASE_PATH,

@@ -66,6 +66,7 @@ export async function createChatFeature(
     events: ports.events,
     logger,
     onSessionClosed: (userId, queueId) => meetings.queueClosed(userId, queueId),
+    onSessionOpened: (userId, queueId) => meetings.queueOpened(userId, queueId),
   });
   socket = events;
   const chatPaths = ['/rooms', '/attachments', '/meetings'];

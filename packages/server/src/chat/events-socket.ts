@@ -17,6 +17,8 @@ export interface EventsSocketOptions {
   heartbeatMs?: number;
   /** Told when a session closes, e.g. to end the meetings joined from its queue. */
   onSessionClosed?: (userId: string, queueId: string) => void;
+  /** Called when a session opens, with the queue id it was given. */
+  onSessionOpened?: (userId: string, queueId: string) => void;
 }
 
 /** The `/events` WebSocket endpoint. */
@@ -103,6 +105,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       return;
     }
     queues.set(queueId, userId);
+    options.onSessionOpened?.(userId, queueId);
     socket.send(JSON.stringify({ type: 'websocketConnected', queueId }));
   };
 

@@ -8,12 +8,11 @@ import {
   type MediaServer,
   type MeetingService,
 } from '@collab-suite/chat-domain';
-import type { SfuOptionsInput } from '@collab-suite/webrtc-sfu';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
-import { createWorkerMediaServer, type WorkerMediaServer } from './media/worker-media-server.js';
+import { meetingMediaForRoles } from './media/media-for-roles.js';
 import { createMeetingRoutes } from './meeting-routes.js';
 import { meetingsOpenApi } from './meetings-openapi.js';
 
@@ -29,6 +28,8 @@ export interface MeetingsPart {
   health: HealthCheck;
   /** Pass to the events socket: a closed session leaves its meetings. */
   queueClosed(userId: string, queueId: string): void;
+  /** Pass to the events socket: an API node among others records its sessions. */
+  queueOpened(userId: string, queueId: string): void;
   close(): Promise<void>;
 }
 
@@ -56,35 +57,6 @@ function meetingPageFolder(): string | undefined {
     .find((folder) => existsSync(`${folder}index.html`));
 }
 
-/** The SFU's options from the configuration. */
-function sfuOptions(config: ServerConfig): SfuOptionsInput {
-  const { meetings } = config;
-  return {
-    ice: {
-      announcedAddresses: meetings.announcedAddresses,
-      hostAddresses: meetings.hostAddresses,
-      onlyAddresses: meetings.onlyAddresses,
-      ...(meetings.portRange ? { portRange: meetings.portRange } : {}),
-      servers: meetings.iceServers,
-    },
-    limits: { sessionsPerRouter: meetings.maxParticipants },
-  };
-}
-
-/** What the health entry shows of the media: ICE servers, and the worker's meetings and restarts. */
-function mediaDetails(media: MediaServer, worker: WorkerMediaServer | undefined) {
-  const iceServers = media.iceServers().length;
-  if (worker === undefined) return { iceServers };
-  const load = worker.load();
-  return {
-    iceServers,
-    placement: 'worker-thread',
-    meetings: load.meetings.length,
-    participants: load.participants,
-    restarts: worker.restarts,
-  };
-}
-
 /**
  * Meetings: the domain service on the chat store and bus, the SFU behind its media port, routes,
  * the meeting page, and a timer removing expired scheduled meetings. Meetings left active by a
@@ -93,23 +65,19 @@ function mediaDetails(media: MediaServer, worker: WorkerMediaServer | undefined)
  */
 export async function createMeetingsPart(options: MeetingsPartOptions): Promise<MeetingsPart> {
   const { config, logger } = options;
-  const worker: WorkerMediaServer | undefined = options.media
-    ? undefined
-    : createWorkerMediaServer({
-        sfuOptions: sfuOptions(config),
-        iceServers: config.meetings.iceServers,
-        logger,
-      });
-  const media = options.media ?? (worker as WorkerMediaServer);
+  const placed = await meetingMediaForRoles(config, logger, options.media);
+  const { media } = placed;
   const service = createMeetingService({
     store: options.store,
     events: options.events,
     media,
+    ...(placed.locks ? { locks: placed.locks } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     limits: { maxParticipants: config.meetings.maxParticipants },
     onBackgroundError: (error, during) =>
       logger.error({ err: error, during }, 'meeting background task failed'),
   });
+  const presence = placed.startPresence?.((userId, queueId) => service.queueClosed(userId, queueId));
   if (config.meetings.stopActiveAtStart) {
     const stopped = await service.stopAllActive();
     if (stopped > 0) logger.info({ stopped }, 'stopped meetings left active by a previous run');
@@ -136,11 +104,15 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
     health: {
       name: 'meetings-media',
       required: false,
-      check: async () => ({ live: true, ready: true, details: mediaDetails(media, worker) }),
+      check: () => placed.health(),
+    },
+    queueOpened(userId, queueId) {
+      presence?.sessionOpened(userId, queueId);
     },
     queueClosed(userId, queueId) {
-      // Sessions closing because the server stops: the next start stops what they leave behind.
+      // Sessions closing because the server stops: the next start, or another API node, ends them.
       if (closing !== undefined) return;
+      presence?.sessionClosed(userId, queueId);
       const left = service.queueClosed(userId, queueId).catch((error: unknown) => {
         logger.error({ err: error, userId }, 'could not end the meetings of a closed session');
       });
@@ -152,7 +124,7 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
         clearInterval(sweep);
         await Promise.allSettled([...leaving]);
         service.close();
-        await media.close();
+        await placed.close();
       })();
       return closing;
     },

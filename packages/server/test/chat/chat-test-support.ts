@@ -82,8 +82,16 @@ export async function startChatServer(
     features: async (context) => [await createChatFeature(context, options.overrides)],
   });
   const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
-  const as =
-    (userId: string): ChatClient =>
+  const as = chatClientFor(server.url, token);
+  return { ...server, as, token, events: async (userId) => openEvents(server.url, await token(userId)) };
+}
+
+/** Calls of the chat API at `baseUrl` as a user, with the token `token` makes for the user. */
+export function chatClientFor(
+  baseUrl: string,
+  token: (userId: string) => Promise<string>,
+): (userId: string) => ChatClient {
+  return (userId) =>
     async (method, path, call = {}) => {
       const headers: Record<string, string> = { ...call.headers };
       if (!call.anonymous) headers.authorization = `Bearer ${await token(userId)}`;
@@ -92,7 +100,7 @@ export async function startChatServer(
         headers['content-type'] = 'application/json';
         body = JSON.stringify(call.json);
       }
-      const response = await fetch(`${server.url}${path}`, {
+      const response = await fetch(`${baseUrl}${path}`, {
         method,
         headers,
         ...(body !== undefined ? { body } : {}),
@@ -106,7 +114,6 @@ export async function startChatServer(
         body: isJson ? JSON.parse(bytes.toString()) : bytes.toString(),
       };
     };
-  return { ...server, as, token, events: async (userId) => openEvents(server.url, await token(userId)) };
 }
 
 /** A `/events` connection that records every message. */

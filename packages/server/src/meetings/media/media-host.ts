@@ -1,15 +1,7 @@
+import type { MediaServerEvent } from '@collab-suite/chat-domain';
 import { createSfu, type Sfu, type SfuOptionsInput } from '@collab-suite/webrtc-sfu';
 import { createSfuMediaServer } from '../sfu-media-server.js';
-import {
-  isMediaCommand,
-  type MediaHostLoad,
-  type MediaHostMessage,
-  type MediaReply,
-  runMediaCommand,
-} from './media-protocol.js';
-
-/** Where a media host sends its replies, events and load reports. */
-export type MediaHostOutput = (message: MediaReply | MediaHostMessage) => void;
+import { type MediaCommand, type MediaHostLoad, type MediaReply, runMediaCommand } from './media-protocol.js';
 
 /** The meetings an SFU holds now and how many people are in each. */
 export function loadOf(sfu: Sfu): MediaHostLoad {
@@ -20,31 +12,28 @@ export function loadOf(sfu: Sfu): MediaHostLoad {
   return { meetings, participants: meetings.reduce((sum, meeting) => sum + meeting.participants, 0) };
 }
 
-/** A media host: the SFU and the commands it takes. */
+/** A media host: the SFU, the commands it carries out and what it reports. */
 export interface MediaHost {
-  /** Carries out one command (anything not a command is ignored) and sends its reply and new load. */
-  receive(message: unknown): Promise<void>;
+  /** Carries out one command; the reply says how it went (it never throws). */
+  run(command: MediaCommand): Promise<MediaReply>;
+  /** The meetings held now. */
   load(): MediaHostLoad;
+  /** Listens to talking changes; returns a function that stops listening. */
+  onEvent(listener: (event: MediaServerEvent) => void): () => void;
   close(): Promise<void>;
 }
 
 /**
  * Runs meetings' media for commands that arrive from elsewhere (another thread, another node): an
- * SFU behind the MediaServer port, with every event and, after each command, the load sent to
- * `output`.
+ * SFU behind the MediaServer port.
  */
-export function createMediaHost(options: SfuOptionsInput, output: MediaHostOutput): MediaHost {
+export function createMediaHost(options: SfuOptionsInput): MediaHost {
   const sfu = createSfu(options);
   const media = createSfuMediaServer(sfu);
-  media.onEvent((event) => output({ kind: 'event', event }));
   return {
-    async receive(message) {
-      if (!isMediaCommand(message)) return;
-      const reply = await runMediaCommand(media, message);
-      output(reply);
-      output({ kind: 'load', load: loadOf(sfu) });
-    },
+    run: (command) => runMediaCommand(media, command),
     load: () => loadOf(sfu),
+    onEvent: (listener) => media.onEvent(listener),
     close: () => media.close(),
   };
 }

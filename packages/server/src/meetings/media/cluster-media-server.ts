@@ -1,0 +1,179 @@
+import { ChatError, type IceServerConfig, type MediaServerEvent } from '@collab-suite/chat-domain';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
+import { createMediaPlacement, liveMediaNodes } from './media-placement.js';
+import { failedReply, type MediaMethod, type MediaReply } from './media-protocol.js';
+import { createRemoteMediaServer, type RemoteMediaServer } from './remote-media-server.js';
+
+/** Options of {@link createClusterMediaServer}. */
+export interface ClusterMediaServerOptions {
+  redisUrl: string;
+  prefix: string;
+  /** This API node's id: replies come back on its channel. */
+  apiNodeId: string;
+  iceServers: IceServerConfig[];
+  /** A command a media node has not answered within this fails with `media_failed`. */
+  commandTimeoutMs: number;
+  /** How often dead media nodes are looked for. */
+  watchMs: number;
+  logger: Logger;
+}
+
+/** The MediaServer of an API node, and what its health entry shows. */
+export interface ClusterMediaServer extends RemoteMediaServer {
+  /** The live media nodes and their last reported load. */
+  mediaNodes(): Promise<MediaNodeInfo[]>;
+}
+
+/** Methods that place a meeting that has no media node yet. */
+const placing: readonly MediaMethod[] = ['openMeeting', 'addParticipant'];
+/** Methods that have nothing to do for a meeting no live node holds. */
+const idempotentWithoutMedia: readonly MediaMethod[] = [
+  'closeMeeting',
+  'removeParticipant',
+  'setStreamEnabled',
+];
+
+/**
+ * The meeting port of an API node: each meeting's media lives on one media node, placed when the
+ * meeting opens (least loaded live node with room) and recorded in Redis, so every API node routes
+ * the meeting's calls to the same node. Commands go on the node's channel, replies come back on this
+ * node's; a node whose registration expires is found dead by one API node, which stops its meetings
+ * (a `media-lost` event) and forgets their placements.
+ */
+export async function createClusterMediaServer(
+  options: ClusterMediaServerOptions,
+): Promise<ClusterMediaServer> {
+  const keys = clusterKeys(options.prefix);
+  const { logger, apiNodeId } = options;
+  const redis = new Redis(options.redisUrl, { lazyConnect: true });
+  const replies = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  const events = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  await Promise.all([redis.connect(), replies.connect(), events.connect()]);
+  const placement = createMediaPlacement(redis, keys);
+  /** Commands waiting for a reply: the node asked and the timer that gives up. */
+  const waiting = new Map<number, { nodeId: string; timer: NodeJS.Timeout }>();
+  let closed = false;
+
+  const settle = (reply: MediaReply) => {
+    const entry = waiting.get(reply.id);
+    if (entry !== undefined) {
+      clearTimeout(entry.timer);
+      waiting.delete(reply.id);
+    }
+    media.receive(reply);
+  };
+  const failWaitingOn = (nodeId: string, reason: string) => {
+    for (const [id, entry] of waiting) {
+      if (entry.nodeId === nodeId) settle(failedReply(id, new ChatError('media_failed', reason)));
+    }
+  };
+
+  const route = async (command: { id: number; method: MediaMethod; args: unknown[] }) => {
+    const meetingId = String(command.args[0]);
+    const nodeId = placing.includes(command.method)
+      ? await placement.place(meetingId)
+      : await placement.find(meetingId);
+    if (nodeId === undefined) {
+      if (idempotentWithoutMedia.includes(command.method)) {
+        settle({ id: command.id, ok: true, value: null });
+        return;
+      }
+      throw new ChatError(
+        'participant_not_found',
+        `expected meeting ${meetingId} to have media but no live media node holds it: join again`,
+      );
+    }
+    const timer = setTimeout(() => {
+      settle(
+        failedReply(
+          command.id,
+          new ChatError(
+            'media_failed',
+            `the media node did not answer within ${options.commandTimeoutMs} ms`,
+          ),
+        ),
+      );
+    }, options.commandTimeoutMs);
+    waiting.set(command.id, { nodeId, timer });
+    const routed: RoutedMediaCommand = { replyTo: apiNodeId, command };
+    const receivers = await redis.publish(keys.mediaCommands(nodeId), JSON.stringify(routed));
+    if (receivers === 0) {
+      settle(
+        failedReply(command.id, new ChatError('media_failed', 'the media node of this meeting is gone')),
+      );
+    }
+    if (command.method === 'closeMeeting') await placement.forget(meetingId, nodeId);
+  };
+
+  replies.on('message', (_channel: string, text: string) => {
+    try {
+      settle(JSON.parse(text) as MediaReply);
+    } catch (error) {
+      logger.warn({ err: error }, 'ignored a media reply that is not JSON');
+    }
+  });
+  await replies.subscribe(keys.mediaReplies(apiNodeId));
+
+  /** Takes media events off the shared list: each goes to one API node, which tells the participants. */
+  const takeEvents = async () => {
+    while (!closed) {
+      try {
+        const item = await events.blpop(keys.mediaEvents, 1);
+        if (item === null) continue;
+        const { event } = JSON.parse(item[1]) as { event: MediaServerEvent };
+        media.receive({ kind: 'event', event });
+      } catch (error) {
+        if (closed) return;
+        logger.warn({ err: error }, 'could not take a media event');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  };
+
+  /** Finds media nodes whose registration expired; one API node stops each one's meetings. */
+  const watch = async () => {
+    const ids = await redis.smembers(keys.mediaNodes);
+    for (const nodeId of ids) {
+      if (await placement.isLive(nodeId)) continue;
+      failWaitingOn(nodeId, 'the media node of this meeting stopped');
+      const buried = await redis.set(keys.mediaNodeBuried(nodeId), apiNodeId, 'EX', 300, 'NX');
+      if (buried !== 'OK') continue;
+      const meetingIds = await redis.smembers(keys.mediaNodeMeetings(nodeId));
+      for (const meetingId of meetingIds) await placement.forget(meetingId, nodeId);
+      await redis.multi().del(keys.mediaNodeMeetings(nodeId)).srem(keys.mediaNodes, nodeId).exec();
+      logger.error({ nodeId, meetings: meetingIds }, 'a media node stopped; stopping its meetings');
+      if (meetingIds.length > 0) {
+        media.receive({
+          kind: 'event',
+          event: { type: 'media-lost', meetingIds, reason: 'media_server_failed' },
+        });
+      }
+    }
+  };
+  const watcher = setInterval(() => {
+    watch().catch((error: unknown) => logger.warn({ err: error }, 'could not look for dead media nodes'));
+  }, options.watchMs);
+
+  const media = createRemoteMediaServer({
+    iceServers: options.iceServers,
+    link: {
+      send(command) {
+        route(command).catch((error: unknown) => settle(failedReply(command.id, error)));
+      },
+      async close() {
+        closed = true;
+        clearInterval(watcher);
+        for (const entry of waiting.values()) clearTimeout(entry.timer);
+        redis.disconnect();
+        replies.disconnect();
+        events.disconnect();
+      },
+    },
+  });
+  void takeEvents();
+  return Object.defineProperties(media as ClusterMediaServer, {
+    mediaNodes: { value: () => liveMediaNodes(redis, keys) },
+  });
+}

@@ -1,0 +1,117 @@
+import type { KeyedLock, MediaServer } from '@collab-suite/chat-domain';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { ServerConfig } from '../../config.js';
+import type { HealthStatus } from '../../health/health-check.js';
+import { sfuOptions } from '../sfu-options.js';
+import { type ApiNodePresence, startApiNodePresence } from './api-node-presence.js';
+import { clusterKeys } from './cluster-keys.js';
+import { createClusterMediaServer } from './cluster-media-server.js';
+import { createRedisKeyedLock } from './redis-keyed-lock.js';
+import { createWorkerMediaServer } from './worker-media-server.js';
+
+/** Where an API process's meetings get their media, and what goes with it. */
+export interface MeetingMedia {
+  media: MediaServer;
+  /** Meeting locks across API nodes, when there are several. */
+  locks?: KeyedLock;
+  /**
+   * For an API node among others: registers it with its `/events` sessions, so that another node
+   * ends them (`sessionLost`) if this one dies.
+   */
+  startPresence?(sessionLost: (userId: string, queueId: string) => Promise<void>): ApiNodePresence;
+  /** The health entry's status: where media runs and its load. */
+  health(): Promise<HealthStatus>;
+  close(): Promise<void>;
+}
+
+/** Commands a media node has not answered within this fail. */
+const COMMAND_TIMEOUT_MS = 10_000;
+
+/**
+ * Media for the process's roles: `api,media` runs the SFU on a worker thread of this process; `api`
+ * alone places meetings on media nodes through Redis and locks meetings across API nodes there.
+ * A `media` override (tests) is used as it is.
+ */
+export async function meetingMediaForRoles(
+  config: ServerConfig,
+  logger: Logger,
+  override?: MediaServer,
+): Promise<MeetingMedia> {
+  const iceServers = config.meetings.iceServers;
+  if (override !== undefined) {
+    return {
+      media: override,
+      health: async () => ({ live: true, ready: true, details: { iceServers: iceServers.length } }),
+      close: () => override.close(),
+    };
+  }
+  if (config.cluster.roles.includes('media')) {
+    const worker = createWorkerMediaServer({ sfuOptions: sfuOptions(config), iceServers, logger });
+    return {
+      media: worker,
+      async health() {
+        const load = worker.load();
+        const details = {
+          iceServers: iceServers.length,
+          placement: 'worker-thread',
+          meetings: load.meetings.length,
+          participants: load.participants,
+          restarts: worker.restarts,
+        };
+        return { live: true, ready: true, details };
+      },
+      close: () => worker.close(),
+    };
+  }
+  const redisUrl = config.chat.redisUrl;
+  if (redisUrl === undefined) throw new Error('an API node needs CHAT_REDIS_URL');
+  const keys = clusterKeys(config.cluster.redisPrefix);
+  const cluster = await createClusterMediaServer({
+    redisUrl,
+    prefix: config.cluster.redisPrefix,
+    apiNodeId: config.cluster.nodeId,
+    iceServers,
+    commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    watchMs: config.cluster.heartbeatMs,
+    logger,
+  });
+  const connection = new Redis(redisUrl);
+  let presence: ApiNodePresence | undefined;
+  return {
+    media: cluster,
+    locks: createRedisKeyedLock(connection, keys),
+    startPresence(sessionLost) {
+      presence = startApiNodePresence({
+        redis: connection,
+        keys,
+        nodeId: config.cluster.nodeId,
+        heartbeatMs: config.cluster.heartbeatMs,
+        heartbeatTtlMs: config.cluster.heartbeatMs * 5,
+        logger,
+        sessionLost,
+      });
+      return presence;
+    },
+    async health() {
+      const nodes = await cluster.mediaNodes();
+      const free = nodes.reduce((sum, node) => sum + Math.max(0, node.capacity - node.participants), 0);
+      return {
+        live: true,
+        ready: true,
+        details: {
+          iceServers: iceServers.length,
+          placement: 'media-nodes',
+          mediaNodes: nodes.length,
+          participants: nodes.reduce((sum, node) => sum + node.participants, 0),
+          freeCapacity: free,
+        },
+      };
+    },
+    async close() {
+      await presence?.close();
+      await cluster.close();
+      connection.disconnect();
+    },
+  };
+}

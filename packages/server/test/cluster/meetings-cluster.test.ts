@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { AudioTestClient, toneShare, waitFor } from '@collab-suite/webrtc-sfu/testing';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signLocalToken } from '../../src/auth/sign-token.js';
+import {
+  type ChatClient,
+  chatClientFor,
+  type JsonObject,
+  openEvents,
+  users,
+} from '../chat/chat-test-support.js';
+import { loopbackMeetingEnv } from '../meetings/meeting-test-support.js';
+import { testJwtSecret } from '../support/test-server.js';
+import { type ClusterNode, clusterPostgresUrl, startClusterNode } from './cluster-nodes.js';
+
+const redisUrl = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/11`;
+const prefix = `collab-test:${randomUUID()}:`;
+const heartbeatMs = 300;
+const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
+
+/** A user talking to one API node: its calls, its `/events` session there and its audio client. */
+interface NodeUser {
+  userId: string;
+  call: ChatClient;
+  queueId: string;
+  next(type: string, where?: (event: JsonObject) => boolean): Promise<JsonObject>;
+  /** Marks the events received so far: `next` then waits for a later one. */
+  skipReceived(): void;
+  audio: AudioTestClient;
+  close(): Promise<void>;
+}
+
+async function userOn(node: ClusterNode, userId: string): Promise<NodeUser> {
+  const events = await openEvents(node.url, await token(userId));
+  let skipped = 0;
+  const user: NodeUser = {
+    userId,
+    call: chatClientFor(node.url, token)(userId),
+    queueId: String(events.messages[0]?.queueId),
+    next: (type, where = () => true) =>
+      events.next(
+        (message) => events.messages.indexOf(message) >= skipped && message.type === type && where(message),
+        40_000,
+      ),
+    skipReceived() {
+      skipped = events.messages.length;
+    },
+    audio: new AudioTestClient(),
+    async close() {
+      await user.audio.close();
+      await events.close();
+    },
+  };
+  return user;
+}
+
+async function connectAudio(user: NodeUser, meetingId: string): Promise<void> {
+  const offered = await user.call('PUT', `/meetings/${meetingId}/audio/offer`, {
+    json: { sdp: await user.audio.createOffer() },
+  });
+  expect(offered.status).toBe(204);
+  const answered = await user.next('MEETING_AUDIO_ANSWERED', (event) => event.meetingId === meetingId);
+  await user.audio.acceptAnswer(answered.sdp);
+  await waitFor(() => user.audio.peer.connectionState === 'connected', `${user.userId} audio connected`);
+}
+
+describe('meetings across two API nodes and two media nodes', () => {
+  const nodes: ClusterNode[] = [];
+  const people: NodeUser[] = [];
+  let redis: Redis;
+  let apiA: ClusterNode;
+  let apiB: ClusterNode;
+
+  beforeAll(async () => {
+    redis = new Redis(redisUrl);
+    const shared = {
+      ...loopbackMeetingEnv,
+      CHAT_REDIS_URL: redisUrl,
+      CLUSTER_REDIS_PREFIX: prefix,
+      CLUSTER_HEARTBEAT_MS: String(heartbeatMs),
+      AUTH_JWT_SECRET: testJwtSecret,
+      LOG_LEVEL: 'info',
+    };
+    const database = { CHAT_DATABASE_URL: await clusterPostgresUrl() };
+    const started = await Promise.all([
+      startClusterNode('media-1', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-1' }),
+      startClusterNode('media-2', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-2' }),
+      startClusterNode('api-a', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-a' }),
+      startClusterNode('api-b', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-b' }),
+    ]);
+    nodes.push(...started);
+    [, , apiA, apiB] = started as [ClusterNode, ClusterNode, ClusterNode, ClusterNode];
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(people.map((person) => person.close()));
+    await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
+    const left = await redis.keys(`${prefix}*`);
+    if (left.length > 0) await redis.del(...left);
+    redis.disconnect();
+  });
+
+  it('serves one meeting from both API nodes, survives a dead API node and moves off a dead media node', async () => {
+    const ids = users('alice', 'bob', 'carol');
+    const alice = await userOn(apiA, ids.alice);
+    const bob = await userOn(apiB, ids.bob);
+    people.push(alice, bob);
+    const room = await alice.call('POST', '/rooms', {
+      json: { type: 'group', name: 'Cluster', membersIds: [ids.bob, ids.carol] },
+    });
+    const meetingId: string = (await alice.call('POST', '/meetings', { json: { roomId: room.body.id } })).body
+      .id;
+    expect((await alice.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
+    const join = (user: NodeUser) =>
+      user.call('POST', `/meetings/${meetingId}/join`, {
+        json: { audioStreamEnabled: true, videoStreamEnabled: false },
+        headers: { 'queue-id': user.queueId },
+      });
+    expect((await join(alice)).status).toBe(200);
+    expect((await join(bob)).status).toBe(200);
+    const hosting = await redis.get(`${prefix}meeting-media:${meetingId}`);
+    expect(['media-1', 'media-2']).toContain(hosting);
+
+    // Alice drives the meeting through API node A, Bob through B; both reach the one media node.
+    await connectAudio(alice, meetingId);
+    await connectAudio(bob, meetingId);
+    expect(
+      (await alice.call('PUT', `/meetings/${meetingId}/audio`, { json: { enabled: true } })).status,
+    ).toBe(204);
+    alice.audio.startTone(440);
+    await waitFor(() => bob.audio.received.length > 60, "Alice's tone in Bob's mix");
+    expect(toneShare(bob.audio.samplesSince(bob.audio.received.length - 40), 440, 48_000)).toBeGreaterThan(
+      0.8,
+    );
+    expect(
+      await bob.next('MEETING_PARTICIPANT_TALKING', (event) => event.userId === ids.alice),
+    ).toMatchObject({
+      isTalking: true,
+    });
+
+    // API node A dies: B is told Alice left, and Bob's media keeps flowing.
+    await apiA.kill('SIGKILL');
+    expect(await bob.next('MEETING_PARTICIPANT_LEFT', (event) => event.userId === ids.alice)).toMatchObject({
+      meetingId,
+    });
+    const participants = (await bob.call('GET', `/meetings/${meetingId}`)).body.participants;
+    expect(participants.map((participant: { userId: string }) => participant.userId)).toEqual([ids.bob]);
+    expect(bob.audio.peer.connectionState).toBe('connected');
+
+    // The hosting media node dies: the meeting is stopped with a reason, and a new start uses the other.
+    const host = nodes.find((node) => node.name === hosting) as ClusterNode;
+    await host.kill('SIGKILL');
+    expect(await bob.next('MEETING_STOPPED', (event) => event.meetingId === meetingId)).toMatchObject({
+      reason: 'media_server_failed',
+    });
+    const health = (await (await fetch(`${apiB.url}/health/`)).json()) as { dependencies: JsonObject[] };
+    const media = health.dependencies.find((entry) => entry.name === 'meetings-media');
+    expect(media?.details).toMatchObject({ placement: 'media-nodes', mediaNodes: 1 });
+    expect((await bob.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
+    expect((await join(bob)).status).toBe(200);
+    const moved = await redis.get(`${prefix}meeting-media:${meetingId}`);
+    expect(moved).not.toBe(hosting);
+    await bob.audio.close();
+    bob.audio = new AudioTestClient();
+    bob.skipReceived();
+    await connectAudio(bob, meetingId);
+  }, 180_000);
+});
