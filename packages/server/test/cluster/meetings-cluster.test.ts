@@ -121,6 +121,19 @@ describe('meetings across two API nodes and two media nodes', () => {
     expect((await join(bob)).status).toBe(200);
     const hosting = await redis.get(`${prefix}meeting-media:${meetingId}`);
     expect(['media-1', 'media-2']).toContain(hosting);
+    // The hosting media node lists the meeting in its health, and serves nothing else over HTTP.
+    const hostNode = nodes.find((node) => node.name === hosting) as ClusterNode;
+    const hostHealth = (await (await fetch(`${hostNode.url}/health/`)).json()) as {
+      dependencies: JsonObject[];
+    };
+    expect(hostHealth.dependencies.find((entry) => entry.name === 'media-node')?.details).toMatchObject({
+      nodeId: hosting,
+      participants: 2,
+      meetings: [{ meetingId, participants: 2 }],
+    });
+    for (const path of ['/rooms', '/openapi.json', '/docs/']) {
+      expect((await fetch(`${hostNode.url}${path}`)).status).toBe(404);
+    }
 
     // Alice drives the meeting through API node A, Bob through B; both reach the one media node.
     await connectAudio(alice, meetingId);

@@ -5,6 +5,9 @@ import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './clus
 import { createMediaHost } from './media-host.js';
 import { isMediaCommand, type MediaHostLoad } from './media-protocol.js';
 
+/** Commands after which the node reports its load at once rather than at the next heartbeat. */
+const changesLoad = new Set(['openMeeting', 'closeMeeting', 'addParticipant', 'removeParticipant']);
+
 /** Options of {@link startMediaNode}. */
 export interface MediaNodeOptions {
   redisUrl: string;
@@ -89,14 +92,12 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
     }
     if (!isMediaCommand(routed.command) || typeof routed.replyTo !== 'string') return;
     void host.run(routed.command).then(async (reply) => {
+      // The new load first, so a placement made after this reply already sees it.
+      if (changesLoad.has(routed.command.method)) await heartbeat();
       try {
         await redis.publish(keys.mediaReplies(routed.replyTo), JSON.stringify(reply));
       } catch (error) {
         logger.warn({ err: error }, 'could not publish a media reply');
-      }
-      // A new load right away, so placements see a meeting fill up before the next heartbeat.
-      if (routed.command.method === 'addParticipant' || routed.command.method === 'removeParticipant') {
-        await heartbeat();
       }
     });
   });
