@@ -119,6 +119,8 @@ export function chatClientFor(
 /** A `/events` connection that records every message. */
 export interface EventsClient {
   socket: WebSocket;
+  /** Headers of the upgrade response (a proxy in front may say which server took the socket). */
+  upgradeHeaders: Record<string, string | string[] | undefined>;
   messages: JsonObject[];
   /** Resolves with the first message (already received or coming) matching `predicate`. */
   next(predicate: (message: JsonObject) => boolean, timeoutMs?: number): Promise<JsonObject>;
@@ -131,6 +133,10 @@ export async function openEvents(baseUrl: string, token: string): Promise<Events
     headers: { authorization: `Bearer ${token}` },
   });
   const messages: JsonObject[] = [];
+  let upgradeHeaders: EventsClient['upgradeHeaders'] = {};
+  socket.once('upgrade', (response) => {
+    upgradeHeaders = response.headers;
+  });
   const waiters: {
     predicate: (message: JsonObject) => boolean;
     resolve: (message: JsonObject) => void;
@@ -166,6 +172,7 @@ export async function openEvents(baseUrl: string, token: string): Promise<Events
   await next((message) => message.type === 'websocketConnected');
   return {
     socket,
+    upgradeHeaders,
     messages,
     next,
     close: () =>

@@ -13,15 +13,18 @@ import {
 import { loopbackMeetingEnv } from '../meetings/meeting-test-support.js';
 import { testJwtSecret } from '../support/test-server.js';
 import { type ClusterNode, clusterPostgresUrl, startClusterNode } from './cluster-nodes.js';
+import { type RunningHaproxy, startHaproxy } from './haproxy.js';
 
 const redisUrl = `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/11`;
 const prefix = `collab-test:${randomUUID()}:`;
 const heartbeatMs = 300;
 const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
 
-/** A user talking to one API node: its calls, its `/events` session there and its audio client. */
+/** A user talking to the API through HAProxy: calls, an `/events` session and an audio client. */
 interface NodeUser {
   userId: string;
+  /** The API node HAProxy gave the `/events` socket to. */
+  socketNode: string;
   call: ChatClient;
   queueId: string;
   next(type: string, where?: (event: JsonObject) => boolean): Promise<JsonObject>;
@@ -31,12 +34,13 @@ interface NodeUser {
   close(): Promise<void>;
 }
 
-async function userOn(node: ClusterNode, userId: string): Promise<NodeUser> {
-  const events = await openEvents(node.url, await token(userId));
+async function userOn(baseUrl: string, userId: string): Promise<NodeUser> {
+  const events = await openEvents(baseUrl, await token(userId));
   let skipped = 0;
   const user: NodeUser = {
     userId,
-    call: chatClientFor(node.url, token)(userId),
+    socketNode: String(events.upgradeHeaders['x-served-by']),
+    call: chatClientFor(baseUrl, token)(userId),
     queueId: String(events.messages[0]?.queueId),
     next: (type, where = () => true) =>
       events.next(
@@ -65,12 +69,11 @@ async function connectAudio(user: NodeUser, meetingId: string): Promise<void> {
   await waitFor(() => user.audio.peer.connectionState === 'connected', `${user.userId} audio connected`);
 }
 
-describe('meetings across two API nodes and two media nodes', () => {
+describe('meetings across two API nodes behind HAProxy and two media nodes', () => {
   const nodes: ClusterNode[] = [];
   const people: NodeUser[] = [];
   let redis: Redis;
-  let apiA: ClusterNode;
-  let apiB: ClusterNode;
+  let proxy: RunningHaproxy;
 
   beforeAll(async () => {
     redis = new Redis(redisUrl);
@@ -90,11 +93,12 @@ describe('meetings across two API nodes and two media nodes', () => {
       startClusterNode('api-b', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-b' }),
     ]);
     nodes.push(...started);
-    [, , apiA, apiB] = started as [ClusterNode, ClusterNode, ClusterNode, ClusterNode];
+    proxy = await startHaproxy(started.slice(2).map((node) => ({ name: node.name, url: node.url })));
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(people.map((person) => person.close()));
+    await proxy?.stop();
     await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
     const left = await redis.keys(`${prefix}*`);
     if (left.length > 0) await redis.del(...left);
@@ -103,9 +107,15 @@ describe('meetings across two API nodes and two media nodes', () => {
 
   it('serves one meeting from both API nodes, survives a dead API node and moves off a dead media node', async () => {
     const ids = users('alice', 'bob', 'carol');
-    const alice = await userOn(apiA, ids.alice);
-    const bob = await userOn(apiB, ids.bob);
+    // Round robin: sessions opened one after the other land on different API nodes.
+    const alice = await userOn(proxy.url, ids.alice);
+    let bob = await userOn(proxy.url, ids.bob);
     people.push(alice, bob);
+    while (bob.socketNode === alice.socketNode) {
+      bob = await userOn(proxy.url, ids.bob);
+      people.push(bob);
+    }
+    expect([alice.socketNode, bob.socketNode].sort()).toEqual(['api-a', 'api-b']);
     const room = await alice.call('POST', '/rooms', {
       json: { type: 'group', name: 'Cluster', membersIds: [ids.bob, ids.carol] },
     });
@@ -135,7 +145,7 @@ describe('meetings across two API nodes and two media nodes', () => {
       expect((await fetch(`${hostNode.url}${path}`)).status).toBe(404);
     }
 
-    // Alice drives the meeting through API node A, Bob through B; both reach the one media node.
+    // Calls alternate between the API nodes; both reach the one media node.
     await connectAudio(alice, meetingId);
     await connectAudio(bob, meetingId);
     expect(
@@ -152,8 +162,8 @@ describe('meetings across two API nodes and two media nodes', () => {
       isTalking: true,
     });
 
-    // API node A dies: B is told Alice left, and Bob's media keeps flowing.
-    await apiA.kill('SIGKILL');
+    // The API node of Alice's session dies: Bob is told Alice left, and his media keeps flowing.
+    await (nodes.find((node) => node.name === alice.socketNode) as ClusterNode).kill('SIGKILL');
     expect(await bob.next('MEETING_PARTICIPANT_LEFT', (event) => event.userId === ids.alice)).toMatchObject({
       meetingId,
     });
@@ -167,7 +177,8 @@ describe('meetings across two API nodes and two media nodes', () => {
     expect(await bob.next('MEETING_STOPPED', (event) => event.meetingId === meetingId)).toMatchObject({
       reason: 'media_server_failed',
     });
-    const health = (await (await fetch(`${apiB.url}/health/`)).json()) as { dependencies: JsonObject[] };
+    const survivor = nodes.find((node) => node.name === bob.socketNode) as ClusterNode;
+    const health = (await (await fetch(`${survivor.url}/health/`)).json()) as { dependencies: JsonObject[] };
     const media = health.dependencies.find((entry) => entry.name === 'meetings-media');
     expect(media?.details).toMatchObject({ placement: 'media-nodes', mediaNodes: 1 });
     expect((await bob.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
