@@ -12,7 +12,7 @@
 // barely moves. With the writes on a thread of their own, a server can use more than one core, so
 // the rps ratio can now pass the CPU ratio.
 // The load tool is autocannon, the same for both sides, in this process; servers are child processes.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { cpuMillisecondsOf, startListeningProcess, startReferenceServer } from './lib/processes.mjs';
+import { hs256Token } from './lib/token.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROOMS = 200;
@@ -91,12 +92,7 @@ async function runBareStoreServer(payloadFile, databaseFile) {
   process.on('SIGTERM', () => server.close(() => store.close().then(() => process.exit(0))));
 }
 
-function token(userId) {
-  const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const now = Math.floor(Date.now() / 1000);
-  const unsigned = `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode({ sub: userId, roles: [], iat: now, exp: now + 3600 })}`;
-  return `${unsigned}.${createHmac('sha256', SECRET).update(unsigned).digest('base64url')}`;
-}
+const token = (userId) => hs256Token(SECRET, userId);
 
 async function call(url, method, userId, body) {
   const response = await fetch(url, {

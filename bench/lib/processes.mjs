@@ -93,5 +93,13 @@ export async function startReferenceServer(env = {}) {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url, pid: child.pid, dataDir, stop };
+  /** Sends `signal` (SIGKILL by default: a crash) and resolves once the process is gone. */
+  const kill = async (signal = 'SIGKILL') => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
+    }
+  };
+  return { url, pid: child.pid, dataDir, stop, kill };
 }
