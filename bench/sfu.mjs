@@ -1,9 +1,14 @@
 // SFU benchmark: forwarded VP8 streams per CPU core at < 1% loss, added forwarding latency, and the
-// CPU cost of the audio mix per participant. The SFU runs in this process; one ~1 Mbit/s synthetic
-// VP8 publisher and N werift subscribers run in a child process. Build first:
-//   pnpm --filter @collab-suite/webrtc-sfu build && node bench/sfu.mjs [maxSubscribers]
+// CPU cost of the audio mix per participant. The SFU runs as a deployment runs it: in a media node
+// process (NODE_ROLES=media) driven over Redis, and its CPU is the whole process's (SFU, Redis client,
+// heartbeats). One ~1 Mbit/s synthetic VP8 publisher and N werift subscribers run in a child
+// process. Needs the local Redis. Build first:
+//   pnpm build && node bench/sfu.mjs [maxSubscribers]
 import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { cpuMillisecondsOf, startReferenceServer } from './lib/processes.mjs';
 
 const dist = new URL('../packages/webrtc-sfu/dist/', import.meta.url);
 const sfuPackage = await import(new URL('index.js', dist).href);
@@ -104,7 +109,57 @@ async function measureDirect() {
   return { p50: percentile(latencies.slice(100), 0.5), p99: percentile(latencies.slice(100), 0.99) };
 }
 
-// ---------------------------------------------------------------- SFU process
+// ---------------------------------------------------------------- media node
+const { Redis } = createRequire(new URL('../packages/server/package.json', import.meta.url))('ioredis');
+
+/**
+ * Starts a media node and talks to it as an API node does: each MediaServer call is a command on the
+ * node's Redis channel, answered on this process's channel.
+ */
+async function startMediaNode(participants) {
+  const redisUrl = `${process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'}/12`;
+  const prefix = `bench-sfu-${randomUUID()}:`;
+  const node = await startReferenceServer({
+    NODE_ROLES: 'media',
+    NODE_ID: 'bench-media',
+    CHAT_REDIS_URL: redisUrl,
+    CLUSTER_REDIS_PREFIX: prefix,
+    MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
+    MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
+    MEETING_MAX_PARTICIPANTS: String(participants),
+    LOG_LEVEL: 'warn',
+  });
+  const commands = new Redis(redisUrl);
+  const replies = new Redis(redisUrl);
+  const waiting = new Map();
+  replies.on('message', (_channel, text) => {
+    const reply = JSON.parse(text);
+    const settle = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (reply.ok) settle?.resolve(reply.value);
+    else settle?.reject(new Error(`${reply.code}: ${reply.message}`));
+  });
+  await replies.subscribe(`${prefix}api-node:bench:media-replies`);
+  let nextId = 1;
+  return {
+    pid: node.pid,
+    call(method, ...args) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        const routed = { replyTo: 'bench', command: { id, method, args } };
+        commands.publish(`${prefix}media-node:bench-media:commands`, JSON.stringify(routed)).catch(reject);
+      });
+    },
+    async stop() {
+      commands.disconnect();
+      replies.disconnect();
+      await node.stop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------- benchmark process
 function request(child, message, replyType) {
   return new Promise((resolve) => {
     const listener = (reply) => {
@@ -122,16 +177,13 @@ async function videoBench(maxSubscribers) {
   const child = fork(fileURLToPath(import.meta.url), ['--clients'], { stdio: 'inherit' });
   await new Promise((resolve) => child.once('message', resolve));
   process.on('exit', () => child.kill());
-  const sfu = sfuPackage.createSfu({
-    ...testing.loopbackSfuOptions,
-    limits: { sessionsPerRouter: maxSubscribers + 1 },
-  });
-  const router = sfu.createRouter('bench');
-  const publisherSession = router.createSession('publisher');
+  const media = await startMediaNode(maxSubscribers + 1);
+  const meeting = 'bench';
+  await media.call('addParticipant', meeting, 'publisher');
   const { sdp: publishOffer } = await request(child, { type: 'publish' }, 'offer');
   await request(
     child,
-    { type: 'answer', sdp: await publisherSession.publish('video', publishOffer) },
+    { type: 'answer', sdp: await media.call('publish', meeting, 'publisher', 'video', publishOffer) },
     'publishing',
   );
   const direct = await request(child, { type: 'direct' }, 'direct');
@@ -142,20 +194,20 @@ async function videoBench(maxSubscribers) {
   let subscribed = 0;
   for (const target of [10, 25, 50, 100, 150, 200].filter((count) => count <= maxSubscribers)) {
     for (; subscribed < target; subscribed += 1) {
-      const session = router.createSession(`subscriber-${subscribed}`);
-      const offer = await session.updateSubscriptions({
-        subscribe: [{ participantId: 'publisher', kind: 'video' }],
+      const subscriber = `subscriber-${subscribed}`;
+      await media.call('addParticipant', meeting, subscriber);
+      const offer = await media.call('updateSubscriptions', meeting, subscriber, {
+        subscribe: [{ userId: 'publisher', type: 'video' }],
         unsubscribe: [],
       });
       const reply = await request(child, { type: 'subscribe', id: subscribed, sdp: offer.sdp }, 'subscribed');
-      await session.acceptSubscriptionAnswer(reply.sdp);
+      await media.call('acceptSubscriptionAnswer', meeting, subscriber, reply.sdp);
     }
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const cpuBefore = process.cpuUsage();
+    const cpuBefore = cpuMillisecondsOf(media.pid);
     const wallBefore = performance.now();
     const measured = await request(child, { type: 'measure', windowMs }, 'measured');
-    const cpu = process.cpuUsage(cpuBefore);
-    const cores = (cpu.user + cpu.system) / 1_000 / (performance.now() - wallBefore);
+    const cores = (cpuMillisecondsOf(media.pid) - cpuBefore) / (performance.now() - wallBefore);
     const expected = measured.sent * target;
     const received = measured.received.reduce((sum, count) => sum + count, 0);
     const loss = expected === 0 ? 1 : Math.max(0, 1 - received / expected);
@@ -170,14 +222,14 @@ async function videoBench(maxSubscribers) {
     };
     rows.push(row);
     console.log(
-      `${String(target).padStart(4)} subscribers: SFU CPU ${(cores * 100).toFixed(1)}% of a core ` +
+      `${String(target).padStart(4)} subscribers: media node CPU ${(cores * 100).toFixed(1)}% of a core ` +
         `(client process ${(row.clientCores * 100).toFixed(0)}%), loss ${(loss * 100).toFixed(2)}%, ` +
         `latency p50 ${row.p50.toFixed(2)} ms p99 ${row.p99.toFixed(2)} ms, ${row.perCore.toFixed(0)} streams per core`,
     );
     if (loss >= 0.01 || cores > 0.9) break;
   }
   child.send({ type: 'exit' });
-  sfu.close();
+  await media.stop();
   const good = rows.filter((row) => row.loss < 0.01);
   const best = good.at(-1);
   return { direct, rows, best };
