@@ -21,6 +21,7 @@ const errorText: Record<number, string> = {
   404: 'Unknown meeting or room, caller or target not a participant, or stream not published.',
   409: 'The room has a meeting, the meeting is not started, this queue already joined, the meeting is full, or a negotiation step came out of order.',
   424: 'The media server failed.',
+  503: 'No media node can take the meeting now (every one is full or none is running); retry after Retry-After seconds.',
 };
 
 function operation(
@@ -31,8 +32,10 @@ function operation(
   body?: string,
 ) {
   const responses: Record<string, unknown> = { ...success };
-  for (const status of [401, ...errors])
-    responses[String(status)] = { description: errorText[status], ...json(ref('ChatError')) };
+  for (const status of [401, ...errors]) {
+    const retry = status === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } } : {};
+    responses[String(status)] = { description: errorText[status], ...retry, ...json(ref('ChatError')) };
+  }
   return {
     tags: ['meetings'],
     summary,
@@ -89,7 +92,7 @@ export const meetingsOpenApi: OpenApiFragment = {
         'Start a meeting (starting an active one changes nothing)',
         [meetingId],
         meetingResponse('The active meeting.'),
-        [403, 404, 424],
+        [403, 404, 424, 503],
       ),
     },
     '/meetings/{meetingId}/stop': {
@@ -114,7 +117,7 @@ export const meetingsOpenApi: OpenApiFragment = {
           },
         ],
         { 200: { description: 'Accepted, with the ICE servers to use.', ...json(ref('JoinMeetingResult')) } },
-        [400, 403, 404, 409, 424],
+        [400, 403, 404, 409, 424, 503],
         'JoinSettings',
       ),
     },
