@@ -55,7 +55,7 @@ export async function startClusterNode(name: string, env: Record<string, string>
   });
   let output = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${name} did not start within 60 s:\n${output}`)),
       60_000,
@@ -78,6 +78,14 @@ export async function startClusterNode(name: string, env: Record<string, string>
       reject(new Error(`${name} exited with ${code} before listening:\n${output}`));
     });
   });
+  let port: number;
+  try {
+    port = await listening;
+  } catch (error) {
+    // A node that did not start must not outlive the test.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     name,
     url: `http://127.0.0.1:${port}`,

@@ -64,15 +64,20 @@ export async function startHaproxy(
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`haproxy stopped at start:\n${errors}`);
-    const answered = await fetch(`${url}/health/live/`).then(
-      (response) => response.status === 200,
-      () => false,
-    );
-    if (answered) break;
-    if (Date.now() > deadline) throw new Error(`haproxy did not answer within 30 s:\n${errors}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`haproxy stopped at start:\n${errors}`);
+      const answered = await fetch(`${url}/health/live/`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+      if (answered) break;
+      if (Date.now() > deadline) throw new Error(`haproxy did not answer within 30 s:\n${errors}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
   }
   return {
     url,

@@ -86,13 +86,17 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
       LOG_LEVEL: 'info',
     };
     const database = { CHAT_DATABASE_URL: await clusterPostgresUrl() };
+    const start = async (name: string, env: Record<string, string>) => {
+      const node = await startClusterNode(name, env);
+      nodes.push(node);
+      return node;
+    };
     const started = await Promise.all([
-      startClusterNode('media-1', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-1' }),
-      startClusterNode('media-2', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-2' }),
-      startClusterNode('api-a', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-a' }),
-      startClusterNode('api-b', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-b' }),
+      start('media-1', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-1' }),
+      start('media-2', { ...shared, NODE_ROLES: 'media', NODE_ID: 'media-2' }),
+      start('api-a', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-a' }),
+      start('api-b', { ...shared, ...database, NODE_ROLES: 'api', NODE_ID: 'api-b' }),
     ]);
-    nodes.push(...started);
     proxy = await startHaproxy(started.slice(2).map((node) => ({ name: node.name, url: node.url })));
   }, 120_000);
 
