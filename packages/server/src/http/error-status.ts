@@ -2,6 +2,7 @@ import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
 import { samlErrorMapper } from '../saml/error-status.js';
 import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
+import { isMalformedPathError, malformedPathMessage } from './malformed-path.js';
 
 /** What the server answers for an error, before a feature formats the body. */
 export interface MappedError {
@@ -58,6 +59,7 @@ export function mapError(error: unknown): MappedError {
   for (const mapper of libraryErrorMappers) {
     if (mapper.matches(error)) return mapper.map(error);
   }
+  if (isMalformedPathError(error)) return { status: 400, message: malformedPathMessage, headers: {} };
   if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
     return {
       status: error.status,

@@ -11,6 +11,7 @@ import { Router } from 'express';
 import type { ServerConfig } from '../config.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler, detailBody } from '../http/error-handler.js';
+import { malformedPathAsValidationError } from '../http/malformed-path.js';
 import { createUploadBufferPool } from '../http/upload-buffer-pool.js';
 import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
@@ -66,6 +67,7 @@ export async function createPreviewFeature(
   router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers }));
   const documents = createDocumentParts(config, service, { converter: overrides.converter, uploadBuffers });
   router.use(documents.router);
+  router.use(malformedPathAsValidationError);
   router.use(createErrorHandler(detailBody));
   return {
     name: 'preview',
