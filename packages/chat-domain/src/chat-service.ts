@@ -1,4 +1,5 @@
 import type { Actor, Attachment, AttachmentsPage, Member, MemberInserted, Room } from './model.js';
+import type { BlobSweepResult } from './ports/blob-store.js';
 import type { AttachmentContent } from './service/attachments.js';
 import { createAttachmentOperations } from './service/attachments.js';
 import { createServiceContext } from './service/context.js';
@@ -101,6 +102,13 @@ export interface ChatService {
 
   /** Deletes bytes left behind by earlier deletions that failed midway; returns how many. */
   purgeDeletedBlobs(): Promise<number>;
+  /**
+   * Removes what a crash during an upload leaves in the blob store: temporary files, and complete
+   * blobs whose attachment or picture row was never written, when last written more than `graceMs`
+   * ago (longer than any upload takes). Blobs a row points at are never touched. Stores without a
+   * sweep report nothing removed.
+   */
+  sweepBlobs(options: { graceMs: number }): Promise<BlobSweepResult>;
   /** The resolved options, ports included. */
   readonly options: ResolvedChatServiceOptions;
 }
@@ -122,6 +130,14 @@ export function createChatService(options: ChatServiceOptions = {}): ChatService
     ...attachmentOperations,
     ...createForwardOperations(context, attachmentAsMember),
     purgeDeletedBlobs: () => context.purgeBlobs(),
+    async sweepBlobs({ graceMs }) {
+      const sweep = resolved.blobs.sweep;
+      if (sweep === undefined) return { temporaries: 0, unreferenced: 0 };
+      return sweep.call(resolved.blobs, {
+        olderThan: new Date(resolved.clock.now().getTime() - graceMs),
+        isReferenced: (keys) => resolved.store.findReferencedBlobKeys(keys),
+      });
+    },
     options: resolved,
   };
 }

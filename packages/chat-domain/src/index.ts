@@ -117,7 +117,14 @@ export type {
   RoomUserSettingsRecord,
 } from './model.js';
 export { roomTypes } from './model.js';
-export type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from './ports/blob-store.js';
+export type {
+  BlobPutOptions,
+  BlobSource,
+  BlobStore,
+  BlobSweepOptions,
+  BlobSweepResult,
+  StoredBlob,
+} from './ports/blob-store.js';
 export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-store.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
 export type { EventBus, EventBusHealth, EventListener, EventSubscription } from './ports/event-bus.js';

@@ -99,6 +99,11 @@ export const environmentSchema = z.object({
   CHAT_REDIS_URL: optionalText,
   /** Base URL of a user service asked whether invitees exist (`GET /users/id/{id}`); default: every UUID is a user. */
   CHAT_USER_DIRECTORY_URL: optionalText.pipe(z.url().optional()),
+  /**
+   * Upload leftovers (temporary files, blobs whose row was never written because the process died)
+   * older than this are removed at start-up and then every this many seconds; 0 turns the sweep off.
+   */
+  CHAT_BLOB_SWEEP_SECONDS: integer(0).default(3600),
   /** Largest chat attachment, in bytes (413 past it, refused before it is stored). */
   CHAT_MAX_ATTACHMENT_BYTES: integer(1).default(50 * 1024 * 1024),
   /** Largest room picture, in bytes (400 past it). */
@@ -237,6 +242,8 @@ export interface ServerConfig {
     databaseUrl: string;
     blobDirectory: string;
     redisUrl: string | undefined;
+    /** Age past which upload leftovers are swept, and the sweep period, in seconds; 0: no sweep. */
+    blobSweepSeconds: number;
     userDirectoryUrl: string | undefined;
     maxAttachmentBytes: number;
     maxPictureBytes: number;
@@ -360,6 +367,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       databaseUrl: values.CHAT_DATABASE_URL ?? path.join(dataDir, 'chat.db'),
       blobDirectory: path.resolve(values.CHAT_BLOB_DIR ?? path.join(dataDir, 'chat-blobs')),
       redisUrl: values.CHAT_REDIS_URL,
+      blobSweepSeconds: values.CHAT_BLOB_SWEEP_SECONDS,
       userDirectoryUrl: values.CHAT_USER_DIRECTORY_URL,
       maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,
       maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,

@@ -3,13 +3,18 @@ import type { BlobSource } from '../ports/blob-store.js';
 
 const blobKeyPattern = /^[a-z0-9][a-z0-9_-]*(\/[a-z0-9][a-z0-9_-]*)*$/;
 
+/** True for a blob key: segments of `[a-z0-9_-]` joined by `/`, at most 512 characters. */
+export function isBlobKey(key: string): boolean {
+  return blobKeyPattern.test(key) && key.length <= 512;
+}
+
 /**
  * Checks that `key` is a blob key: segments of `[a-z0-9_-]` joined by `/`, so that it can never
  * leave a blob store's folder.
  * @throws ChatError `invalid_input`
  */
 export function assertBlobKey(key: string): void {
-  if (!blobKeyPattern.test(key) || key.length > 512) {
+  if (!isBlobKey(key)) {
     throw new ChatError(
       'invalid_input',
       `expected a blob key of [a-z0-9_-] segments but received ${JSON.stringify(key)}`,

@@ -6,6 +6,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from '../ports/blob-store.js';
 import { assertBlobKey, blobTooLarge } from './blob-keys.js';
+import { sweepDiskBlobs } from './disk-blob-sweep.js';
 
 /** Options of {@link createDiskBlobStore}. */
 export interface DiskBlobStoreOptions {
@@ -89,5 +90,6 @@ export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
     async delete(key: string) {
       await rm(pathOf(key), { force: true });
     },
+    sweep: (sweepOptions) => sweepDiskBlobs(root, sweepOptions),
   };
 }

@@ -15,6 +15,22 @@ export interface BlobPutOptions {
   maxBytes?: number;
 }
 
+/** Options of {@link BlobStore.sweep}. */
+export interface BlobSweepOptions {
+  /** Only blobs and temporary files last written before this are looked at. */
+  olderThan: Date;
+  /** Of the given keys, those metadata points at: they are kept. */
+  isReferenced(blobKeys: readonly string[]): Promise<readonly string[]>;
+}
+
+/** What a sweep removed. */
+export interface BlobSweepResult {
+  /** Temporary files of writes a crash interrupted. */
+  temporaries: number;
+  /** Complete blobs no metadata points at (written just before a crash, before their row). */
+  unreferenced: number;
+}
+
 /**
  * Bytes of attachments and pictures under string keys made of `[a-z0-9/_-]`. Writes are atomic:
  * a key is either absent or holds the complete bytes.
@@ -31,4 +47,10 @@ export interface BlobStore {
   copy(sourceKey: string, targetKey: string): Promise<boolean>;
   /** Deletes the bytes under `key`; deleting an absent key succeeds. */
   delete(key: string): Promise<void>;
+  /**
+   * Removes what a crash may leave behind, when the store can leave anything: temporary files, and
+   * blobs that `isReferenced` does not claim, both older than `olderThan`. Referenced blobs are never
+   * touched.
+   */
+  sweep?(options: BlobSweepOptions): Promise<BlobSweepResult>;
 }

@@ -99,6 +99,11 @@ export interface ChatStore extends MeetingStore {
   /** Removes the metadata and queues its blob; false if absent. */
   deleteAttachment(attachmentId: string): Promise<boolean>;
 
+  /**
+   * Of `blobKeys`, those an attachment or a room picture points at now (for the sweep of blobs left
+   * without metadata by a crash).
+   */
+  findReferencedBlobKeys(blobKeys: readonly string[]): Promise<string[]>;
   /** Blob keys whose metadata is gone but whose bytes may still exist, oldest first. */
   listPendingBlobDeletions(limit: number): Promise<string[]>;
   /** Forgets blob keys once their bytes are deleted. */

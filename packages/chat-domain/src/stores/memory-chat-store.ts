@@ -204,6 +204,13 @@ export function createMemoryChatStore(): ChatStore {
       attachments.delete(attachmentId);
       return true;
     },
+    async findReferencedBlobKeys(blobKeys) {
+      const referenced = new Set([
+        ...[...attachments.values()].map((attachment) => attachment.blobKey),
+        ...[...pictures.values()].map((picture) => picture.blobKey),
+      ]);
+      return blobKeys.filter((key) => referenced.has(key));
+    },
     async listPendingBlobDeletions(limit) {
       return [...pendingDeletions].slice(0, limit);
     },

@@ -127,6 +127,14 @@ export function createPostgresFileQueries({
         return true;
       });
     },
+    async findReferencedBlobKeys(blobKeys) {
+      const found = await rows<{ blob_key: string }>(
+        `SELECT blob_key FROM chat_attachments WHERE blob_key = ANY($1::text[])
+         UNION SELECT blob_key FROM chat_room_pictures WHERE blob_key = ANY($1::text[])`,
+        [blobKeys],
+      );
+      return found.map((row) => row.blob_key);
+    },
     async listPendingBlobDeletions(limit) {
       const found = await rows<{ blob_key: string }>(
         'SELECT blob_key FROM chat_pending_blob_deletions ORDER BY queued_at, blob_key LIMIT $1',

@@ -84,6 +84,13 @@ CREATE TABLE chat_meeting_participants (
 );
 CREATE INDEX chat_meeting_participants_by_queue ON chat_meeting_participants (user_id, queue_id);`,
   },
+  {
+    // Blob keys looked up by the sweep of unreferenced blobs.
+    version: 3,
+    sql: `
+CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
+CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
+  },
 ];
 
 /**

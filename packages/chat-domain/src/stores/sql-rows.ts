@@ -119,6 +119,7 @@ export type FileQueries = Pick<
   | 'getAttachment'
   | 'listAttachments'
   | 'deleteAttachment'
+  | 'findReferencedBlobKeys'
   | 'listPendingBlobDeletions'
   | 'forgetPendingBlobDeletions'
 >;

@@ -52,6 +52,7 @@ const readMethods = [
   'getAttachment',
   'listAttachments',
   'listPendingBlobDeletions',
+  'findReferencedBlobKeys',
   'getMeeting',
   'getMeetingOfRoom',
   'listMeetingsOfUser',

@@ -131,6 +131,15 @@ export function createSqliteFileQueries({ database, sql, queueBlob, translate }:
     async deleteAttachment(attachmentId) {
       return deleteAttachment(attachmentId);
     },
+    async findReferencedBlobKeys(blobKeys) {
+      const found: string[] = [];
+      const inAttachments = sql('SELECT 1 FROM chat_attachments WHERE blob_key = ?');
+      const inPictures = sql('SELECT 1 FROM chat_room_pictures WHERE blob_key = ?');
+      for (const key of blobKeys) {
+        if (inAttachments.get(key) !== undefined || inPictures.get(key) !== undefined) found.push(key);
+      }
+      return found;
+    },
     async listPendingBlobDeletions(limit) {
       const rows = sql(
         'SELECT blob_key FROM chat_pending_blob_deletions ORDER BY queued_at, blob_key LIMIT ?',

@@ -127,6 +127,13 @@ DROP TABLE chat_rooms;
 ALTER TABLE chat_rooms_clustered RENAME TO chat_rooms;
 CREATE UNIQUE INDEX chat_rooms_one_to_one_key ON chat_rooms (one_to_one_key) WHERE one_to_one_key IS NOT NULL;`,
   },
+  {
+    // Blob keys looked up by the sweep of unreferenced blobs.
+    version: 5,
+    sql: `
+CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
+CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
+  },
 ];
 
 /**

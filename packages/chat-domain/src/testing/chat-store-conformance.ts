@@ -231,6 +231,28 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       expect(await store.listPendingBlobDeletions(10)).toEqual([attachment.blobKey]);
     });
 
+    it('finds which blob keys attachments and pictures point at', async () => {
+      const room = await groupOf();
+      const attachment = attachmentFixture(room.id, t0);
+      await store.insertAttachment(attachment);
+      const pictureKey = `pictures/${room.id}/${randomUUID()}`;
+      await store.setPicture({
+        roomId: room.id,
+        blobKey: pictureKey,
+        name: 'p.png',
+        mimeType: 'image/png',
+        size: 3,
+        userId: alice,
+        updatedAt: new Date(t0),
+      });
+      const stray = `attachments/${randomUUID()}`;
+      const found = await store.findReferencedBlobKeys([stray, attachment.blobKey, pictureKey]);
+      expect([...found].sort()).toEqual([attachment.blobKey, pictureKey].sort());
+      expect(await store.findReferencedBlobKeys([])).toEqual([]);
+      await store.deleteAttachment(attachment.id);
+      expect(await store.findReferencedBlobKeys([attachment.blobKey])).toEqual([]);
+    });
+
     it('deletes a room with everything in it and queues all its bytes', async () => {
       const room = await groupOf();
       const attachment = attachmentFixture(room.id, t0);

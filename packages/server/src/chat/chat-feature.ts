@@ -11,6 +11,7 @@ import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
 import { requireChatActor } from './actor.js';
+import { startBlobSweeper } from './blob-sweeper.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
@@ -61,6 +62,7 @@ export async function createChatFeature(
     onBackgroundError: (error, during) => logger.error({ err: error, during }, 'chat background task failed'),
   });
   await service.purgeDeletedBlobs();
+  const sweeper = startBlobSweeper(service, config.chat.blobSweepSeconds, logger);
   const events = createEventsSocket({
     authenticator,
     events: ports.events,
@@ -135,6 +137,7 @@ export async function createChatFeature(
     close() {
       closing ??= (async () => {
         await events.close();
+        await sweeper.stop();
         await meetings.close();
         await Promise.allSettled([ports.events.close(), ports.store.close()]);
       })();
