@@ -33,8 +33,8 @@ describe('path parameters with malformed percent-escapes', () => {
     expect(operations.length).toBeGreaterThan(20);
     const answers: string[] = [];
     for (const { method, path } of operations) {
-      for (const escape of malformed) {
-        const url = path.replaceAll(/\{[^}]+\}/g, escape);
+      for (const badEscape of malformed) {
+        const url = path.replaceAll(/\{[^}]+\}/g, badEscape);
         const response = await fetch(`${server.url}${url}?service_type=files`, {
           method,
           headers: { authorization: `Bearer ${token}`, 'queue-id': '7d0c1a4e-52f4-4d6c-9b1e-2f8a0c3e5b72' },
