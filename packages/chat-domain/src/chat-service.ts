@@ -24,8 +24,18 @@ export interface ChatService {
   /** Rooms of the caller; `extraFields` (`members`, `settings`, repeated or comma-joined) adds them. @throws ChatError `invalid_input` */
   listRooms(actor: Actor, extraFields?: unknown): Promise<Room[]>;
   /**
+   * One page of the caller's rooms, oldest first: at most `limit`, after the room `cursor` names
+   * (from the previous page's `nextCursor`); `nextCursor` is undefined on the last page.
+   * @throws ChatError `invalid_input` (bad extraFields or cursor)
+   */
+  listRoomsPage(
+    actor: Actor,
+    extraFields: unknown,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ rooms: Room[]; nextCursor: string | undefined }>;
+  /**
    * Creates a room (RoomCreationFields); the caller becomes an owner.
-   * @throws ChatError `invalid_input`, `operation_not_allowed`, `room_full`, `one_to_one_exists`, `user_not_found`
+   * @throws ChatError `invalid_input`, `operation_not_allowed`, `room_full`, `one_to_one_exists`, `user_not_found`, `too_many_rooms`
    */
   createRoom(actor: Actor, body: unknown): Promise<Room>;
   /** A room with members and the caller's settings. @throws ChatError `room_not_found`, `not_a_member` */

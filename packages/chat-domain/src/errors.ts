@@ -13,6 +13,8 @@ export const chatErrorCodes = [
   'already_member',
   /** The room has reached its member limit. */
   'room_full',
+  /** A user is a member of as many rooms as a user may be (`details.userId`, `details.maxRoomsPerUser`). */
+  'too_many_rooms',
   /** A room picture exceeds the picture size limit. */
   'picture_too_large',
   /** A room picture is not an image (declared type or content). */

@@ -15,6 +15,18 @@ export interface AttachmentCursor {
   id: string;
 }
 
+/** Position after which {@link ChatStore.listRoomsOfUser} continues (oldest first). */
+export interface RoomCursor {
+  createdAt: Date;
+  id: string;
+}
+
+/** One page of {@link ChatStore.listRoomsOfUser}: at most `limit` rooms after `after`. */
+export interface RoomPage {
+  limit: number;
+  after?: RoomCursor | undefined;
+}
+
 /** Changes of {@link ChatStore.updateRoom}; absent fields are kept. */
 export interface RoomChanges {
   name?: string;
@@ -39,7 +51,13 @@ export interface ChatStore extends MeetingStore {
   /** The one_to_one room inserted with this key, if any. */
   findOneToOneRoom(oneToOneKey: string): Promise<RoomRecord | undefined>;
   /** Rooms where `userId` is a member, oldest first, with members and/or the user's settings. */
-  listRoomsOfUser(userId: string, include: { members: boolean; settings: boolean }): Promise<RoomListing[]>;
+  listRoomsOfUser(
+    userId: string,
+    include: { members: boolean; settings: boolean },
+    page?: RoomPage,
+  ): Promise<RoomListing[]>;
+  /** How many rooms the user is a member of. */
+  countRoomsOfUser(userId: string): Promise<number>;
   /** Applies the changes; returns the updated room or undefined when it does not exist. */
   updateRoom(roomId: string, changes: RoomChanges): Promise<RoomRecord | undefined>;
   /** Deletes the room with its members, settings, picture and attachment metadata; false if absent. */

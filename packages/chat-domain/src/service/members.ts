@@ -12,6 +12,7 @@ import {
   requireOwner,
 } from '../room-rules.js';
 import type { ServiceContext } from './context.js';
+import { requireRoomQuota } from './room-quota.js';
 import { memberView } from './views.js';
 
 /**
@@ -50,6 +51,7 @@ export function createMemberOperations(
     }
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
+    await requireRoomQuota(context, [input.userId]);
     return context.locks.run(room.id, async () => {
       const now = clock.now();
       const members = await store.withRoomLock(room.id, async (locked) => {

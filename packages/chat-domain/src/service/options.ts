@@ -18,6 +18,12 @@ import { createMemoryChatStore } from '../stores/memory-chat-store.js';
 export const chatLimitsSchema = z.object({
   /** Most people in a group or temporary room: bounds the fan-out of every room event (the original's maxGroupMembers). @default 128 */
   maxRoomMembers: z.number().int().min(2).default(128),
+  /**
+   * Most rooms one user may be a member of: bounds what one `GET /rooms` lists, and what one
+   * account can make others store. Past it, creating a room or adding the user is `too_many_rooms`.
+   * @default 10000
+   */
+  maxRoomsPerUser: z.number().int().min(1).default(10_000),
   /** Largest room picture: pictures are shown small and read whole into memory to check them. @default 524288 (512 KiB, as the original) */
   maxPictureBytes: z
     .number()

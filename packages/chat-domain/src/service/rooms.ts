@@ -1,9 +1,12 @@
 import { ChatError, isChatError } from '../errors.js';
 import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
 import type { Actor, MemberRecord, Room, RoomRecord } from '../model.js';
+import type { RoomCursor } from '../ports/chat-store.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
 import { compareMembersInJoinOrder } from '../stores/ordering.js';
 import type { ServiceContext } from './context.js';
+import { decodeRoomCursor, encodeRoomCursor } from './room-cursor.js';
+import { requireRoomQuota } from './room-quota.js';
 import { memberView, roomView } from './views.js';
 
 async function requireUsersExist(
@@ -20,6 +23,12 @@ async function requireUsersExist(
   }
 }
 
+/** Rooms read per query by {@link listRooms}: a few milliseconds of SQLite work. */
+const LISTING_PAGE = 500;
+
+/** Resolves on a later turn of the event loop, after its timers and I/O. */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** Room operations: list, create, get, update, delete. */
 export function createRoomOperations(context: ServiceContext) {
   const { store, clock, limits } = context;
@@ -34,6 +43,7 @@ export function createRoomOperations(context: ServiceContext) {
       );
     }
     await requireUsersExist(context, actor, plan.inviteeIds);
+    await requireRoomQuota(context, [actor.userId, ...plan.inviteeIds]);
     const now = clock.now();
     const room: RoomRecord = {
       id: context.createId(),
@@ -64,11 +74,47 @@ export function createRoomOperations(context: ServiceContext) {
     return roomView(room, [...members].sort(compareMembersInJoinOrder).map(memberView), null);
   }
 
-  async function listRooms(actor: Actor, extraFields: unknown): Promise<Room[]> {
+  const includeOf = (extraFields: unknown) => {
     const fields = parseInput(extraFieldsSchema, extraFields, 'extraFields');
-    const include = { members: fields.includes('members'), settings: fields.includes('settings') };
-    const listings = await store.listRoomsOfUser(actor.userId, include);
-    return listings.map((listing) => roomView(listing.room, listing.members, listing.settings));
+    return { members: fields.includes('members'), settings: fields.includes('settings') };
+  };
+
+  /**
+   * Every room of the caller, read a page at a time with a turn of the event loop between pages,
+   * so that a user in thousands of rooms holds up no other request for long.
+   */
+  async function listRooms(actor: Actor, extraFields: unknown): Promise<Room[]> {
+    const include = includeOf(extraFields);
+    const rooms: Room[] = [];
+    let after: RoomCursor | undefined;
+    for (;;) {
+      const listings = await store.listRoomsOfUser(actor.userId, include, { limit: LISTING_PAGE, after });
+      for (const listing of listings) rooms.push(roomView(listing.room, listing.members, listing.settings));
+      const last = listings.at(-1);
+      if (last === undefined || listings.length < LISTING_PAGE) return rooms;
+      after = { createdAt: last.room.createdAt, id: last.room.id };
+      await nextTurn();
+    }
+  }
+
+  /** One page of the caller's rooms, oldest first, and the cursor of the next page when there is one. */
+  async function listRoomsPage(
+    actor: Actor,
+    extraFields: unknown,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<{ rooms: Room[]; nextCursor: string | undefined }> {
+    const include = includeOf(extraFields);
+    const after = page.cursor === undefined ? undefined : decodeRoomCursor(page.cursor);
+    const listings = await store.listRoomsOfUser(actor.userId, include, { limit: page.limit + 1, after });
+    const shown = listings.slice(0, page.limit);
+    const last = shown.at(-1);
+    return {
+      rooms: shown.map((listing) => roomView(listing.room, listing.members, listing.settings)),
+      nextCursor:
+        listings.length > page.limit && last !== undefined
+          ? encodeRoomCursor({ createdAt: last.room.createdAt, id: last.room.id })
+          : undefined,
+    };
   }
 
   async function getRoom(actor: Actor, roomId: string): Promise<Room> {
@@ -150,5 +196,5 @@ export function createRoomOperations(context: ServiceContext) {
     await context.notify([...recipients], { type: 'ROOM_DELETED', roomId: id });
   }
 
-  return { createRoom, listRooms, getRoom, updateRoom, deleteRoom, removeRoom };
+  return { createRoom, listRooms, listRoomsPage, getRoom, updateRoom, deleteRoom, removeRoom };
 }

@@ -86,9 +86,19 @@ export function createMemoryChatStore(): ChatStore {
       const room = roomId === undefined ? undefined : rooms.get(roomId);
       return room && { ...room };
     },
-    async listRoomsOfUser(userId, include) {
-      const found = [...(roomsOfUser.get(userId) ?? [])].map((roomId) => existingRoom(roomId));
-      return found.sort(compareRoomsOldestFirst).map((room) => {
+    async countRoomsOfUser(userId) {
+      return roomsOfUser.get(userId)?.size ?? 0;
+    },
+    async listRoomsOfUser(userId, include, page) {
+      const found = [...(roomsOfUser.get(userId) ?? [])]
+        .map((roomId) => existingRoom(roomId))
+        .sort(compareRoomsOldestFirst);
+      const after = page?.after;
+      const start = after
+        ? found.filter((room) => compareRoomsOldestFirst(room, { ...room, ...after }) <= 0).length
+        : 0;
+      const selected = page ? found.slice(start, start + page.limit) : found;
+      return selected.map((room) => {
         const listing: RoomListing = { room: { ...room } };
         if (include.members)
           listing.members = membersOf(room.id).map(({ userId, owner }) => ({ userId, owner }));

@@ -109,12 +109,25 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
       );
       return row && roomFromRow(row);
     },
-    async listRoomsOfUser(userId, include) {
+    async countRoomsOfUser(userId) {
+      const [row] = await rows<{ count: string }>(
+        'SELECT COUNT(*) AS count FROM chat_room_members WHERE user_id = $1',
+        [userId],
+      );
+      return Number(row?.count ?? 0);
+    },
+    async listRoomsOfUser(userId, include, page) {
       // Members come aggregated as JSON (one row per room, in join order) rather than one row each.
       const membersColumn = include.members
         ? `, COALESCE((SELECT json_agg(json_build_object('userId', a.user_id, 'owner', a.owner)
              ORDER BY a.joined_at, a.owner DESC, a.user_id) FROM chat_room_members a WHERE a.room_id = r.id), '[]') AS members`
         : '';
+      const after = page?.after;
+      const pageCondition = after ? ' AND (r.created_at, r.id) > ($3::timestamptz, $4::uuid)' : '';
+      const pageLimit = page ? ' LIMIT $2' : '';
+      const pageParameters: unknown[] = page
+        ? [userId, page.limit, ...(after ? [after.createdAt, after.id] : [])]
+        : [userId];
       const roomRows = await rows<
         RoomRow & {
           s_muted: boolean | null;
@@ -126,8 +139,8 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
         `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id${membersColumn}
          FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
          LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
-         WHERE m.user_id = $1 ORDER BY r.created_at, r.id`,
-        [userId],
+         WHERE m.user_id = $1${pageCondition} ORDER BY r.created_at, r.id${pageLimit}`,
+        pageParameters,
       );
       return roomRows.map((row) => {
         const listing: RoomListing = { room: roomFromRow(row) };

@@ -45,6 +45,7 @@ const readMethods = [
   'getRoom',
   'findOneToOneRoom',
   'listRoomsOfUser',
+  'countRoomsOfUser',
   'getMember',
   'listMembers',
   'getSettings',

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import type { MemberRecord, RoomListing, RoomRecord } from '../model.js';
+import type { RoomPage } from '../ports/chat-store.js';
 import { type ConstraintViolation, roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import type { ChatStoreWithoutRoomLock } from './in-process-room-lock.js';
 import {
@@ -204,24 +205,43 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
   });
   const memberLists = createSqliteMemberLists(database);
   const forgetMembers = (roomId: string) => memberLists.forget(roomId);
-  const listing = database.prepare(
-    `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
-     FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
-     LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
-     WHERE m.user_id = ? ORDER BY r.created_at, r.id`,
+  /** A listing statement (rows as arrays, checked against the columns `listingRowOf` reads). */
+  const prepareListing = (condition: string, limit: string) => {
+    const statement = database.prepare(
+      `SELECT ${roomColumns}, s.muted AS s_muted, s.cleared_at AS s_cleared_at, s.user_id AS s_user_id
+       FROM chat_room_members m JOIN chat_rooms r ON r.id = m.room_id
+       LEFT JOIN chat_room_user_settings s ON s.room_id = m.room_id AND s.user_id = m.user_id
+       WHERE m.user_id = ?${condition} ORDER BY r.created_at, r.id${limit}`,
+    );
+    const names = statement.columns().map((column) => column.name);
+    if (names.join() !== listingColumns.join()) {
+      throw new Error(`the listing query's columns moved: ${names.join(', ')}`);
+    }
+    return statement.raw(true) as Statement<unknown[], unknown[]>;
+  };
+  const listingStatement = prepareListing('', '');
+  const firstPageStatement = prepareListing('', ' LIMIT ?');
+  const nextPageStatement = prepareListing(
+    ' AND (r.created_at > ? OR (r.created_at = ? AND r.id > ?))',
+    ' LIMIT ?',
   );
-  const listingNames = listing.columns().map((column) => column.name);
-  if (listingNames.join() !== listingColumns.join()) {
-    throw new Error(`the listing query's columns moved: ${listingNames.join(', ')}`);
-  }
-  const listingStatement = listing.raw(true) as Statement<[string], unknown[]>;
+  const countStatement = database.prepare(
+    'SELECT COUNT(*) AS count FROM chat_room_members WHERE user_id = ?',
+  );
+  const listingRows = (userId: string, page: RoomPage | undefined) => {
+    if (page === undefined) return listingStatement.all(userId);
+    if (page.after === undefined) return firstPageStatement.all(userId, page.limit);
+    const after = page.after.createdAt.getTime();
+    return nextPageStatement.all(userId, after, after, page.after.id, page.limit);
+  };
 
   /** Lists rooms; member lists come from the cache, read from SQLite only when one is missing. */
   const listRoomsOfUser = async (
     userId: string,
     include: { members: boolean; settings: boolean },
+    page?: RoomPage,
   ): Promise<RoomListing[]> => {
-    const rows = listingStatement.all(userId).map(listingRowOf);
+    const rows = listingRows(userId, page).map(listingRowOf);
     const members = include.members ? await memberLists.of(rows.map((row) => row.id)) : undefined;
     return rows.map((row) => {
       const listing: RoomListing = { room: roomFromRow(row) };
@@ -259,6 +279,9 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
       return row && roomFromRow(row);
     },
     listRoomsOfUser,
+    async countRoomsOfUser(userId) {
+      return (countStatement.get(userId) as { count: number }).count;
+    },
     async updateRoom(roomId, changes) {
       const current = getRoomRow(roomId);
       if (current === undefined) return undefined;

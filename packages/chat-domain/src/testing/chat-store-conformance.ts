@@ -66,6 +66,39 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       expect(await store.listRoomsOfUser(randomUUID(), { members: true, settings: true })).toEqual([]);
     });
 
+    it('pages the rooms of a user oldest first, ties by id, and counts them', async () => {
+      const rooms = [
+        await groupOf(t0 + 3),
+        await groupOf(t0),
+        await groupOf(t0),
+        await groupOf(t0 + 9),
+        await groupOf(t0),
+      ];
+      const expected = [...rooms]
+        .sort(
+          (left, right) =>
+            left.createdAt.getTime() - right.createdAt.getTime() || (left.id < right.id ? -1 : 1),
+        )
+        .map((room) => room.id);
+      const seen: string[] = [];
+      let after: { createdAt: Date; id: string } | undefined;
+      for (;;) {
+        const page = await store.listRoomsOfUser(
+          bob,
+          { members: true, settings: false },
+          { limit: 2, after },
+        );
+        seen.push(...page.map((listing) => listing.room.id));
+        expect(page.every((listing) => listing.members?.length === 2)).toBe(true);
+        const last = page.at(-1);
+        if (page.length < 2 || last === undefined) break;
+        after = { createdAt: last.room.createdAt, id: last.room.id };
+      }
+      expect(seen).toEqual(expected);
+      expect(await store.countRoomsOfUser(bob)).toBe(5);
+      expect(await store.countRoomsOfUser(randomUUID())).toBe(0);
+    });
+
     it('updates only the given fields and answers undefined for an unknown room', async () => {
       const room = await groupOf();
       const updated = await store.updateRoom(room.id, { name: 'Renamed', updatedAt: new Date(t0 + 10) });

@@ -9,6 +9,7 @@ export const chatErrorStatus: Record<ChatErrorCode, number> = {
   last_owner: 400,
   already_member: 400,
   room_full: 400,
+  too_many_rooms: 409,
   picture_too_large: 400,
   invalid_picture: 400,
   not_a_member: 403,
