@@ -108,6 +108,10 @@ export const environmentSchema = z.object({
   CHAT_MAX_ATTACHMENT_BYTES: integer(1).default(50 * 1024 * 1024),
   /** Largest room picture, in bytes (400 past it). */
   CHAT_MAX_PICTURE_BYTES: integer(1).default(512 * 1024),
+  /** Most rooms one user may be a member of (409 `too_many_rooms` past it): bounds one `GET /rooms`. */
+  CHAT_MAX_ROOMS_PER_USER: integer(1).default(10_000),
+  /** Rooms one user may create per minute (429 with Retry-After past it), across instances with Redis. */
+  CHAT_ROOM_CREATIONS_PER_MINUTE: integer(1).default(60),
   /** Most people in a group or temporary room. */
   CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
   /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
@@ -248,6 +252,8 @@ export interface ServerConfig {
     maxAttachmentBytes: number;
     maxPictureBytes: number;
     maxRoomMembers: number;
+    maxRoomsPerUser: number;
+    roomCreationsPerMinute: number;
   };
   meetings: {
     announcedAddresses: string[];
@@ -372,6 +378,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,
       maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,
       maxRoomMembers: values.CHAT_MAX_ROOM_MEMBERS,
+      maxRoomsPerUser: values.CHAT_MAX_ROOMS_PER_USER,
+      roomCreationsPerMinute: values.CHAT_ROOM_CREATIONS_PER_MINUTE,
     },
     meetings: {
       announcedAddresses: values.MEETING_ICE_ANNOUNCED_ADDRESSES ?? [],

@@ -17,6 +17,7 @@ import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-po
 import { chatErrorBody } from './error-status.js';
 import { createEventsSocket } from './events-socket.js';
 import { createFileRoutes } from './file-routes.js';
+import { createRoomCreationLimit } from './room-creation-limit.js';
 import { createRoomRoutes } from './room-routes.js';
 
 /** Ports tests may replace; the rest comes from the configuration. */
@@ -58,6 +59,7 @@ export async function createChatFeature(
       maxAttachmentBytes: config.chat.maxAttachmentBytes,
       maxPictureBytes: config.chat.maxPictureBytes,
       maxRoomMembers: config.chat.maxRoomMembers,
+      maxRoomsPerUser: config.chat.maxRoomsPerUser,
     },
     onBackgroundError: (error, during) => logger.error({ err: error, during }, 'chat background task failed'),
   });
@@ -76,7 +78,12 @@ export async function createChatFeature(
   const router = Router();
   router.use(meetings.pageRouter);
   router.use(chatPaths, requireChatActor(authenticator));
-  router.use(createRoomRoutes(service));
+  const creationLimit = createRoomCreationLimit({
+    perMinute: config.chat.roomCreationsPerMinute,
+    redisUrl: config.chat.redisUrl,
+    logger,
+  });
+  router.use(createRoomRoutes(service, creationLimit.middleware));
   router.use(createFileRoutes(service));
   router.use(meetings.router);
   router.use(chatPaths, (request, _response, next) => {
@@ -138,6 +145,7 @@ export async function createChatFeature(
       closing ??= (async () => {
         await events.close();
         await sweeper.stop();
+        creationLimit.close();
         await meetings.close();
         await Promise.allSettled([ports.events.close(), ports.store.close()]);
       })();

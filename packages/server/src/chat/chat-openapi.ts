@@ -12,7 +12,8 @@ const errorText: Record<number, string> = {
   401: 'No token, or the token was refused.',
   403: 'The caller is not a member, not an owner, or not allowed.',
   404: 'Unknown room, member, user, picture or attachment (also for ids that are not UUIDs).',
-  409: 'A one_to_one room between the same two users already exists.',
+  409: 'A one_to_one room between the same two users already exists, or a user is in as many rooms as CHAT_MAX_ROOMS_PER_USER allows (too_many_rooms).',
+  429: 'More rooms created in the last minute than CHAT_ROOM_CREATIONS_PER_MINUTE; retry after Retry-After seconds.',
   413: 'The upload is larger than CHAT_MAX_ATTACHMENT_BYTES.',
   424: 'The bytes are missing from the blob store.',
   502: 'A dependency (user directory, event delivery) failed.',
@@ -21,7 +22,8 @@ const errorText: Record<number, string> = {
 function responses(success: Record<string, unknown>, errors: number[]) {
   const all: Record<string, unknown> = { ...success };
   for (const status of [401, ...errors]) {
-    all[String(status)] = { description: errorText[status], ...json(ref('ChatError')) };
+    const retry = status === 429 ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } } : {};
+    all[String(status)] = { description: errorText[status], ...retry, ...json(ref('ChatError')) };
   }
   return all;
 }
@@ -190,9 +192,36 @@ export const chatOpenApi: OpenApiFragment = {
             schema: { type: 'array', items: { type: 'string', enum: ['members', 'settings'] } },
             explode: true,
           },
+          {
+            name: 'limit',
+            in: 'query',
+            required: false,
+            description:
+              'Pages the listing (not in the original API): at most this many rooms, 100 when only cursor is given. Without limit and cursor every room comes at once.',
+            schema: { type: 'integer', minimum: 1, maximum: 1000 },
+          },
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: "The next page's cursor, from the previous page's Link header.",
+            schema: { type: 'string' },
+          },
         ],
         responses: responses(
-          { 200: { description: 'Rooms, oldest first.', ...json({ type: 'array', items: ref('Room') }) } },
+          {
+            200: {
+              description: 'Rooms, oldest first.',
+              headers: {
+                Link: {
+                  description:
+                    'With limit or cursor, when more rooms follow: `</rooms?...&cursor=...>; rel="next"`.',
+                  schema: { type: 'string' },
+                },
+              },
+              ...json({ type: 'array', items: ref('Room') }),
+            },
+          },
           [400],
         ),
       }),
@@ -200,7 +229,7 @@ export const chatOpenApi: OpenApiFragment = {
         requestBody: { required: true, ...json(ref('RoomCreationFields')) },
         responses: responses(
           { 201: { description: 'Created; the caller is an owner.', ...json(ref('Room')) } },
-          [400, 404, 409],
+          [400, 404, 409, 429],
         ),
       }),
     },
@@ -287,7 +316,7 @@ export const chatOpenApi: OpenApiFragment = {
         requestBody: { required: true, ...json(ref('MemberToInsert')) },
         responses: responses(
           { 201: { description: 'Added.', ...json(ref('MemberInserted')) } },
-          [400, 403, 404],
+          [400, 403, 404, 409],
         ),
       }),
     },

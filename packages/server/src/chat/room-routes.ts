@@ -1,20 +1,30 @@
 import type { ChatService } from '@collab-suite/chat-domain';
-import express, { Router } from 'express';
+import express, { type RequestHandler, Router } from 'express';
 import { sendJsonArray } from '../http/send-json-array.js';
 import { actorOf } from './actor.js';
+import { nextPageLink, roomPageOf } from './room-page.js';
 
 /** Largest JSON body of the room routes: a room with its member list fits many times over. */
 export const roomJsonLimit = '64kb';
 
 /** Rooms, members, owners, mute and clear-history routes. Auth runs before them. */
-export function createRoomRoutes(service: ChatService): Router {
+export function createRoomRoutes(service: ChatService, creationLimit?: RequestHandler): Router {
   const router = Router();
   const json = express.json({ limit: roomJsonLimit });
 
   router.get('/rooms', async (request, response) => {
-    await sendJsonArray(response, await service.listRooms(actorOf(response), request.query.extraFields));
+    const actor = actorOf(response);
+    const page = roomPageOf(request.query);
+    if (page === undefined) {
+      await sendJsonArray(response, await service.listRooms(actor, request.query.extraFields));
+      return;
+    }
+    const { rooms, nextCursor } = await service.listRoomsPage(actor, request.query.extraFields, page);
+    if (nextCursor !== undefined) response.setHeader('Link', nextPageLink(request, page.limit, nextCursor));
+    await sendJsonArray(response, rooms);
   });
-  router.post('/rooms', json, async (request, response) => {
+  const creation: RequestHandler[] = creationLimit ? [creationLimit] : [];
+  router.post('/rooms', ...creation, json, async (request, response) => {
     response.status(201).json(await service.createRoom(actorOf(response), request.body));
   });
   router.get('/rooms/:roomId', async (request, response) => {
