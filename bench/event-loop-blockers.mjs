@@ -12,7 +12,8 @@
 //     of parts, of an xlsx with one part of ~280 MB, of a 50 MB xls, and of an OLE file whose root
 //     holds 100 000 entries.
 //   Chat: GET /rooms?extraFields=members,settings through the real server on SQLite, for a user in
-//     500 rooms of 20 and of 128 members (CHAT_MAX_ROOM_MEMBERS): the first listing after a start
+//     500 rooms of 20 and of 128 members (CHAT_MAX_ROOM_MEMBERS), and 10 000 rooms of 3 (the
+//     CHAT_MAX_ROOMS_PER_USER cap): the first listing after a start
 //     (member lists read from SQLite) and the next ones (member lists cached).
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -177,6 +178,8 @@ async function startApp(dataDir) {
     LOG_LEVEL: 'silent',
     DOCUMENT_CONVERTER: 'none',
     DOCS_ENABLED: 'false',
+    // The seeding below creates thousands of rooms as one user.
+    CHAT_ROOM_CREATIONS_PER_MINUTE: '1000000',
   });
   const app = await server.createApp({ config });
   const running = await server.startServer(app, { host: '127.0.0.1', port: 0 });
@@ -228,6 +231,8 @@ const groups = {
   rooms: async () => {
     await roomCases(500, 20);
     await roomCases(500, 128);
+    // A user at CHAT_MAX_ROOMS_PER_USER (10 000), in group rooms of the fewest members (3).
+    await roomCases(10_000, 3);
   },
 };
 const floor = await idleFloor(1_000);

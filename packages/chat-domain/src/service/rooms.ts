@@ -24,7 +24,7 @@ async function requireUsersExist(
 }
 
 /** Rooms read per query by {@link listRooms}: a few milliseconds of SQLite work. */
-const LISTING_PAGE = 500;
+const LISTING_PAGE = 200;
 
 /** Resolves on a later turn of the event loop, after its timers and I/O. */
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
