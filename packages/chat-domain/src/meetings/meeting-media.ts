@@ -23,8 +23,8 @@ export function createMeetingMedia(context: MeetingContext) {
   }
 
   async function offerAudio(actor: Actor, meetingId: string, body: unknown): Promise<void> {
-    const { sdp } = parseInput(sessionDescriptionSchema, body, 'audio offer');
     const { meeting, participant } = await asParticipant(actor, meetingId);
+    const { sdp } = parseInput(sessionDescriptionSchema, body, 'audio offer');
     const answer = await context.mediaCall('answer the audio offer', () =>
       media.answerAudioOffer(meeting.id, actor.userId, sdp),
     );
@@ -37,8 +37,8 @@ export function createMeetingMedia(context: MeetingContext) {
   }
 
   async function updateAudio(actor: Actor, meetingId: string, body: unknown): Promise<void> {
-    const settings = parseInput(audioStreamSettingsSchema, body, 'audio settings');
     const { meeting, caller } = await context.meetingAsMember(actor, meetingId);
+    const settings = parseInput(audioStreamSettingsSchema, body, 'audio settings');
     const target = audioTarget(caller, settings);
     await context.locks.run(meeting.id, async () => {
       const participant = await context.requireParticipant(meeting, target.userId);
@@ -60,8 +60,8 @@ export function createMeetingMedia(context: MeetingContext) {
   }
 
   async function updateMedia(actor: Actor, meetingId: string, body: unknown): Promise<void> {
-    const settings = parseInput(mediaStreamSettingsSchema, body, 'media stream settings');
     const { meeting, participant } = await asParticipant(actor, meetingId);
+    const settings = parseInput(mediaStreamSettingsSchema, body, 'media stream settings');
     const mediaType = eventMediaType(settings.type);
     if (settings.enabled && settings.sdp !== undefined) {
       const offer = settings.sdp;
@@ -98,8 +98,8 @@ export function createMeetingMedia(context: MeetingContext) {
   }
 
   async function updateSubscriptions(actor: Actor, meetingId: string, body: unknown): Promise<void> {
-    const updates = parseInput(subscriptionUpdatesSchema, body, 'subscription updates');
     const { meeting, participant } = await asParticipant(actor, meetingId);
+    const updates = parseInput(subscriptionUpdatesSchema, body, 'subscription updates');
     const offer = await context.mediaCall('update the subscriptions', () =>
       media.updateSubscriptions(meeting.id, actor.userId, updates),
     );
@@ -124,8 +124,8 @@ export function createMeetingMedia(context: MeetingContext) {
   }
 
   async function answerMedia(actor: Actor, meetingId: string, body: unknown): Promise<void> {
-    const { sdp } = parseInput(sessionDescriptionSchema, body, 'subscription answer');
     const { meeting } = await asParticipant(actor, meetingId);
+    const { sdp } = parseInput(sessionDescriptionSchema, body, 'subscription answer');
     await context.mediaCall('apply the subscription answer', () =>
       media.acceptSubscriptionAnswer(meeting.id, actor.userId, sdp),
     );

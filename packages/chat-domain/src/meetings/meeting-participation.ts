@@ -42,6 +42,7 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
     rawQueueId: string | undefined,
     body: unknown,
   ): Promise<JoinMeetingResult> {
+    const { meeting } = await context.meetingAsMember(actor, meetingId);
     if (rawQueueId === undefined) {
       throw new ChatError(
         'invalid_input',
@@ -50,7 +51,6 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
     }
     const queueId = parseInput(queueIdSchema, rawQueueId, 'queue-id header');
     parseInput(joinSettingsSchema, body, 'join settings');
-    const { meeting } = await context.meetingAsMember(actor, meetingId);
     return context.locks.run(meeting.id, async () => {
       const current = (await store.getMeeting(meeting.id)) ?? meeting;
       const participants = await store.listParticipants(meeting.id);

@@ -28,8 +28,8 @@ export function createAttachmentOperations(context: ServiceContext) {
     roomId: string,
     upload: AttachmentUpload,
   ): Promise<{ id: string }> {
-    const metadata = parseInput(attachmentUploadSchema, { ...upload, content: undefined }, 'attachment');
     const { room } = await context.roomAsMember(actor, roomId);
+    const metadata = parseInput(attachmentUploadSchema, { ...upload, content: undefined }, 'attachment');
     const maxBytes = limits.maxAttachmentBytes;
     if (metadata.declaredSize !== undefined && metadata.declaredSize > maxBytes) {
       throw new ChatError(
@@ -89,9 +89,9 @@ export function createAttachmentOperations(context: ServiceContext) {
     roomId: string,
     query: { itemsNumber?: unknown; filter?: unknown },
   ) {
+    const { room } = await context.roomAsMember(actor, roomId);
     const page = parseInput(pageQuerySchema, query, 'attachments query');
     const after = page.filter === undefined ? undefined : decodeAttachmentCursor(page.filter);
-    const { room } = await context.roomAsMember(actor, roomId);
     const limit = page.itemsNumber ?? limits.defaultAttachmentsPage;
     const found = await store.listAttachments(room.id, { limit: limit + 1, ...(after ? { after } : {}) });
     const pageItems = found.slice(0, limit);

@@ -64,8 +64,8 @@ export function createForwardOperations(
    * anything is copied or sent, then copies and delivers them in order.
    */
   async function forwardMessages(actor: Actor, roomId: string, body: unknown): Promise<void> {
-    const items = parseInput(bodySchema, body, 'forward');
     const { room } = await context.roomAsMember(actor, roomId);
+    const items = parseInput(bodySchema, body, 'forward');
     const planned: PlannedForward[] = [];
     for (const item of items) {
       const facts = inspectOriginalMessage(item.originalMessage);

@@ -45,12 +45,12 @@ export function createMemberOperations(
   }
 
   async function addMember(actor: Actor, roomId: string, body: unknown): Promise<MemberInserted> {
+    const { room, caller } = await context.roomAsMember(actor, roomId);
+    requireOwner(room, caller);
     const input = parseInput(memberToInsertSchema, body, 'member');
     if (!(await context.users.userExists(input.userId, actor))) {
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }
-    const { room, caller } = await context.roomAsMember(actor, roomId);
-    requireOwner(room, caller);
     await requireRoomQuota(context, [input.userId]);
     return context.locks.run(room.id, async () => {
       const now = clock.now();
@@ -123,9 +123,9 @@ export function createMemberOperations(
   }
 
   async function setOwner(actor: Actor, roomId: string, rawUserId: string, owner: boolean): Promise<void> {
+    const { room } = await context.roomAsMember(actor, roomId);
     const targetId = parseId(rawUserId, 'member_not_found', 'user');
     checkOwnerChangeTarget(actor.userId, targetId);
-    const { room } = await context.roomAsMember(actor, roomId);
     await context.locks.run(room.id, async () => {
       const memberIds = await store.withRoomLock(room.id, async (locked) => {
         const members = await locked.listMembers();

@@ -37,9 +37,9 @@ export function createPictureOperations(context: ServiceContext) {
     (await store.listMembers(roomId)).map((member) => member.userId);
 
   async function setPicture(actor: Actor, roomId: string, upload: FileUpload): Promise<void> {
-    const metadata = parseInput(fileUploadSchema, { ...upload, content: undefined }, 'picture');
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
+    const metadata = parseInput(fileUploadSchema, { ...upload, content: undefined }, 'picture');
     checkPictureUpload(room, metadata.declaredSize, metadata.mimeType, limits.maxPictureBytes);
     const bytes = await readPicture(upload, limits.maxPictureBytes);
     const detected = detectImageType(bytes);

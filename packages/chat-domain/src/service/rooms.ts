@@ -127,8 +127,8 @@ export function createRoomOperations(context: ServiceContext) {
   }
 
   async function updateRoom(actor: Actor, roomId: string, body: unknown): Promise<Room> {
-    const input = parseInput(roomEditableSchema, body, 'room changes');
     const { room, caller } = await context.roomAsMember(actor, roomId);
+    const input = parseInput(roomEditableSchema, body, 'room changes');
     const changes = planRoomUpdate(room, caller, input);
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {
