@@ -45,4 +45,13 @@ describe('extraFieldsSchema', () => {
     expect(extraFieldsSchema.parse('members,settings')).toEqual(['members', 'settings']);
     expect(extraFieldsSchema.safeParse('members,avatars').success).toBe(false);
   });
+
+  it('names the unknown extra field it refuses', () => {
+    expect(() => parseInput(extraFieldsSchema, 'foo', 'extraFields')).toThrow(
+      'invalid extraFields: `0`: expected members or settings but received "foo"',
+    );
+    expect(() => parseInput(extraFieldsSchema, ['members', 'avatars'], 'extraFields')).toThrow(
+      'but received "avatars"',
+    );
+  });
 });

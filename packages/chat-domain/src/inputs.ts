@@ -69,7 +69,14 @@ export const extraFieldsSchema = z
       .map((entry) => entry.trim().toLowerCase())
       .filter((entry) => entry !== ''),
   )
-  .pipe(z.array(z.enum(roomExtraFields)));
+  .pipe(
+    z.array(
+      z.enum(roomExtraFields, {
+        error: (issue) =>
+          `expected ${roomExtraFields.join(' or ')} but received ${JSON.stringify(issue.input)}`,
+      }),
+    ),
+  );
 
 /** Describes what came, for messages of the form "expected X but received Y". */
 export function describeReceived(value: unknown): string {
@@ -91,7 +98,10 @@ function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
         : undefined;
   }
   const expected = issue.message.replace(/^Invalid input: /, '').replace(/, received .*$/, '');
-  return `${path === '' ? 'value' : `\`${path}\``}: ${expected} but received ${describeReceived(received)}`;
+  const where = path === '' ? 'value' : `\`${path}\``;
+  // A schema whose message names what came (values a transform made) says it best itself.
+  if (expected.includes(' but received ')) return `${where}: ${expected}`;
+  return `${where}: ${expected} but received ${describeReceived(received)}`;
 }
 
 /**

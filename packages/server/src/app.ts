@@ -11,6 +11,7 @@ import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
 import { routerUnder } from './http/path-scope.js';
+import { answerPlainJson } from './http/plain-json.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
 import { createMediaNodeFeature } from './meetings/media/media-node-feature.js';
@@ -72,6 +73,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  answerPlainJson(app);
   useRequestLogging(app, logger);
   // Health and docs sit under their own paths, so other requests skip them after one path test.
   const eventLoop = createEventLoopHealthCheck();

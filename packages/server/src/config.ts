@@ -112,6 +112,8 @@ export const environmentSchema = z.object({
   CHAT_MAX_ROOMS_PER_USER: integer(1).default(10_000),
   /** Rooms one user may create per minute (429 with Retry-After past it), across instances with Redis. */
   CHAT_ROOM_CREATIONS_PER_MINUTE: integer(1).default(60),
+  /** Most messages one `POST /rooms/{id}/forward` carries (400 past it); the body is at most 2 MB too. */
+  CHAT_MAX_FORWARDED_MESSAGES: integer(1).default(500),
   /** Most people in a group or temporary room. */
   CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
   /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
@@ -253,6 +255,7 @@ export interface ServerConfig {
     maxPictureBytes: number;
     maxRoomMembers: number;
     maxRoomsPerUser: number;
+    maxForwardedMessages: number;
     roomCreationsPerMinute: number;
   };
   meetings: {
@@ -379,6 +382,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxPictureBytes: values.CHAT_MAX_PICTURE_BYTES,
       maxRoomMembers: values.CHAT_MAX_ROOM_MEMBERS,
       maxRoomsPerUser: values.CHAT_MAX_ROOMS_PER_USER,
+      maxForwardedMessages: values.CHAT_MAX_FORWARDED_MESSAGES,
       roomCreationsPerMinute: values.CHAT_ROOM_CREATIONS_PER_MINUTE,
     },
     meetings: {

@@ -40,8 +40,12 @@ export const chatLimitsSchema = z.object({
   defaultAttachmentsPage: z.number().int().positive().default(10),
   /** Largest `itemsNumber`: bounds one listing's work. @default 100 */
   maxAttachmentsPage: z.number().int().positive().default(100),
-  /** Most messages one forward request carries: each may copy a file. @default 20 */
-  maxForwardedMessages: z.number().int().positive().default(20),
+  /**
+   * Most messages one forward request carries: the original web client sends every selected
+   * message in one request, so this stays well above what a person selects; each may copy a file.
+   * @default 500
+   */
+  maxForwardedMessages: z.number().int().positive().default(500),
   /** Longest `originalMessage` of a forward: a stanza, not a document. @default 65536 */
   maxOriginalMessageLength: z
     .number()

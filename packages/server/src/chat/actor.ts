@@ -36,6 +36,20 @@ function expiryOf(token: string): number | undefined {
 }
 
 /**
+ * The original answers 401 "Invalid queue id" to any call whose optional `queue-id` header is not
+ * a UUID, before anything else: a client with a broken session id learns it on its first call.
+ * @throws HttpError 401
+ */
+function assertQueueIdHeader(value: string | string[] | undefined): void {
+  if (value === undefined) return;
+  if (typeof value === 'string' && isUuid(value.trim())) return;
+  throw new HttpError(
+    401,
+    `invalid queue id: expected the queueId of your /events session (a UUID) in queue-id but received ${JSON.stringify(value).slice(0, 80)}`,
+  );
+}
+
+/**
  * Middleware: authenticates the caller and makes them a chat actor; the token's `sub` must be the
  * user's UUID. 401 otherwise. A token that verified recently is trusted again without re-checking
  * its signature until `verifiedTokenTtlMs` or its expiry, whichever comes first.
@@ -48,6 +62,7 @@ export function requireChatActor(
   const maxTokens = options.maxVerifiedTokens ?? 10_000;
   const verified = new Map<string, { actor: Actor; until: number }>();
   return async (request, response, next) => {
+    assertQueueIdHeader(request.headers['queue-id']);
     const credentials = readToken(request.headers);
     const remembered = credentials === undefined ? undefined : verified.get(credentials);
     if (remembered && remembered.until > Date.now()) {

@@ -12,6 +12,7 @@ import { HttpError } from '../http/http-error.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
 import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
+import { createCapabilitiesRoute } from './capabilities-route.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
@@ -60,6 +61,7 @@ export async function createChatFeature(
       maxPictureBytes: config.chat.maxPictureBytes,
       maxRoomMembers: config.chat.maxRoomMembers,
       maxRoomsPerUser: config.chat.maxRoomsPerUser,
+      maxForwardedMessages: config.chat.maxForwardedMessages,
     },
     onBackgroundError: (error, during) => logger.error({ err: error, during }, 'chat background task failed'),
   });
@@ -73,7 +75,7 @@ export async function createChatFeature(
     onSessionOpened: (userId, queueId) => meetings.queueOpened(userId, queueId),
   });
   socket = events;
-  const chatPaths = ['/rooms', '/attachments', '/meetings'];
+  const chatPaths = ['/rooms', '/attachments', '/meetings', '/users'];
 
   const router = Router();
   router.use(meetings.pageRouter);
@@ -85,6 +87,7 @@ export async function createChatFeature(
   });
   router.use(createRoomRoutes(service, creationLimit.middleware));
   router.use(createFileRoutes(service));
+  router.use(createCapabilitiesRoute(config));
   router.use(meetings.router);
   router.use(chatPaths, (request, _response, next) => {
     next(new HttpError(404, `no chat route for ${request.method} ${request.originalUrl.split('?')[0]}`));

@@ -66,6 +66,35 @@ export const chatOpenApi: OpenApiFragment = {
     },
   ],
   schemas: {
+    Capabilities: {
+      type: 'object',
+      description:
+        "The original's capability list. Limits come from this server's configuration (maxGroupMembers from CHAT_MAX_ROOM_MEMBERS, the image sizes from CHAT_MAX_PICTURE_BYTES); reads, presence and the edit and delete windows are the XMPP side's defaults.",
+      properties: {
+        canSeeMessageReads: { type: 'boolean' },
+        canSeeUsersPresence: { type: 'boolean' },
+        canVideoCall: { type: 'boolean' },
+        canVideoCallRecord: { type: 'boolean' },
+        canUseVirtualBackground: { type: 'boolean' },
+        editMessageTimeLimitInMinutes: { type: 'integer' },
+        deleteMessageTimeLimitInMinutes: { type: 'integer' },
+        maxGroupMembers: { type: 'integer' },
+        maxRoomImageSizeInKb: { type: 'integer' },
+        maxUserImageSizeInKb: { type: 'integer' },
+      },
+      required: [
+        'canSeeMessageReads',
+        'canSeeUsersPresence',
+        'canVideoCall',
+        'canVideoCallRecord',
+        'canUseVirtualBackground',
+        'editMessageTimeLimitInMinutes',
+        'deleteMessageTimeLimitInMinutes',
+        'maxGroupMembers',
+        'maxRoomImageSizeInKb',
+        'maxUserImageSizeInKb',
+      ],
+    },
     ChatError: {
       type: 'object',
       required: ['code', 'message'],
@@ -372,6 +401,14 @@ export const chatOpenApi: OpenApiFragment = {
         parameters: [roomId],
         requestBody: { required: true, ...json(ref('ForwardMessagesList')) },
         responses: responses({ 204: { description: 'Delivered.' } }, [400, 403, 404, 424, 502]),
+      }),
+    },
+    '/users/capabilities': {
+      get: operation("The caller's capabilities: what clients may do and this server's limits", {
+        responses: responses(
+          { 200: { description: 'The capability list.', ...json(ref('Capabilities')) } },
+          [],
+        ),
       }),
     },
     '/attachments/{attachmentId}': {

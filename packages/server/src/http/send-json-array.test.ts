@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventLoopTicks } from '../../../../test-support/event-loop-ticks.js';
+import { answerPlainJson } from './plain-json.js';
 import { sendJsonArray } from './send-json-array.js';
 
 /** Room-like items: 2000 rooms of 128 members, about 16 MB of JSON. */
@@ -21,6 +22,7 @@ describe('sendJsonArray', () => {
   let close = () => {};
   beforeAll(async () => {
     const app = express();
+    answerPlainJson(app);
     app.get('/reference', (_request, response) => {
       response.json(rooms);
     });
@@ -37,7 +39,7 @@ describe('sendJsonArray', () => {
   });
   afterAll(() => close());
 
-  it('answers the bytes, type, length and weak ETag that response.json answers', async () => {
+  it("answers the bytes, type, length and weak ETag that the server's response.json answers", async () => {
     const [reference, sliced] = await Promise.all([fetch(`${url}/reference`), fetch(`${url}/sliced`)]);
     expect(sliced.status).toBe(200);
     const body = Buffer.from(await sliced.arrayBuffer());
@@ -45,6 +47,7 @@ describe('sendJsonArray', () => {
     for (const header of ['content-type', 'content-length', 'etag']) {
       expect(sliced.headers.get(header)).toBe(reference.headers.get(header));
     }
+    expect(sliced.headers.get('content-type')).toBe('application/json');
     expect(sliced.headers.get('etag')).toMatch(/^W\/"[0-9a-f]+-[A-Za-z0-9+/]{27}"$/);
     const mixed = await fetch(`${url}/mixed`);
     expect(await mixed.text()).toBe('[1,"two",null,null,{"three":[3]}]');

@@ -48,6 +48,6 @@ export async function sendJsonArray(response: Response, items: readonly unknown[
   flush();
   // Express's default ETag: weak, the body's length in hex and the first 27 characters of its SHA-1.
   response.setHeader('ETag', `W/"${length.toString(16)}-${hash.digest('base64').slice(0, 27)}"`);
-  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Type', 'application/json');
   response.send(Buffer.concat(chunks, length));
 }
