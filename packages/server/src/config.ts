@@ -13,6 +13,39 @@ const optionalText = z
   .optional()
   .transform((value) => (value === undefined || value.trim() === '' ? undefined : value.trim()));
 
+/**
+ * A database setting: a SQLite file path (optionally `sqlite:`-prefixed) or a `postgres://` URL.
+ * Any other `scheme://` is a mistake (e.g. `mysql://` or a misspelt `postgress://`), never a file name.
+ */
+const databaseLocation = optionalText.pipe(
+  z
+    .string()
+    .superRefine((value, context) => {
+      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1];
+      if (scheme === undefined || /^(postgres|postgresql|sqlite)$/i.test(scheme)) return;
+      context.addIssue({
+        code: 'custom',
+        message: `expected a SQLite file path or a postgres:// URL but received a ${scheme}:// URL`,
+      });
+    })
+    .optional(),
+);
+
+/** A URL with one of `schemes`. */
+const urlWith = (schemes: readonly string[]) =>
+  optionalText.pipe(
+    z
+      .url()
+      // Unparsable values are left to url(), whose message says so.
+      .refine(
+        (value) => !URL.canParse(value) || schemes.includes(new URL(value).protocol.replace(/:$/, '')),
+        {
+          message: `expected a ${schemes.map((scheme) => `${scheme}://`).join(' or ')} URL`,
+        },
+      )
+      .optional(),
+  );
+
 const addressList = optionalText.pipe(
   z
     .string()
@@ -40,7 +73,7 @@ export const environmentSchema = z.object({
   /** Folder of stored files to preview; default `<DATA_DIR>/storage`. */
   STORAGE_DIR: optionalText,
   /** Base URL of an HTTP storage service (`GET /download?node=&version=&type=`); overrides STORAGE_DIR. */
-  STORAGE_URL: optionalText.pipe(z.url().optional()),
+  STORAGE_URL: urlWith(['http', 'https']),
   /** Time allowed for one storage download, in milliseconds. */
   STORAGE_TIMEOUT_MS: integer(1).default(10_000),
   /** Largest stored file the server downloads, in bytes. */
@@ -66,7 +99,7 @@ export const environmentSchema = z.object({
   /** Office documents -> PDF: `libreoffice` (warm local pool), `remote` (DOCUMENT_CONVERTER_URL) or `none`. */
   DOCUMENT_CONVERTER: z.enum(['libreoffice', 'remote', 'none']).default('libreoffice'),
   /** Base URL of a Collabora Online compatible converter (`POST /cool/convert-to/pdf`), for `remote`. */
-  DOCUMENT_CONVERTER_URL: optionalText.pipe(z.url().optional()),
+  DOCUMENT_CONVERTER_URL: urlWith(['http', 'https']),
   /** Longest one conversion may take, in milliseconds (then 503; a local instance is restarted). */
   DOCUMENT_CONVERSION_TIMEOUT_MS: integer(1).default(30_000),
   /** Locale for number and date formats when a request has no `locale`. */
@@ -92,13 +125,13 @@ export const environmentSchema = z.object({
   /** An instance is restarted after this many conversions (LibreOffice's memory grows). */
   LIBREOFFICE_RESTART_AFTER: integer(1).default(100),
   /** Chat database: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/chat.db`. */
-  CHAT_DATABASE_URL: optionalText,
+  CHAT_DATABASE_URL: databaseLocation,
   /** Folder of chat attachment and room picture bytes; default `<DATA_DIR>/chat-blobs`. */
   CHAT_BLOB_DIR: optionalText,
   /** Redis URL carrying chat events between server instances; default: events stay in this process. */
-  CHAT_REDIS_URL: optionalText,
+  CHAT_REDIS_URL: urlWith(['redis', 'rediss']),
   /** Base URL of a user service asked whether invitees exist (`GET /users/id/{id}`); default: every UUID is a user. */
-  CHAT_USER_DIRECTORY_URL: optionalText.pipe(z.url().optional()),
+  CHAT_USER_DIRECTORY_URL: urlWith(['http', 'https']),
   /**
    * Upload leftovers (temporary files, blobs whose row was never written because the process died)
    * older than this are removed at start-up and then every this many seconds; 0 turns the sweep off.
@@ -188,7 +221,7 @@ export const environmentSchema = z.object({
     .regex(/^(\/[A-Za-z0-9._~-]+)+$/)
     .default('/admin/auth'),
   /** SAML property store: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/saml.db`. */
-  SAML_DATABASE_URL: optionalText,
+  SAML_DATABASE_URL: databaseLocation,
   /** Largest SAML document accepted, in the body (413 past it) or downloaded from a URL (400 past it). */
   SAML_MAX_DOCUMENT_BYTES: integer(1).default(1024 * 1024),
   /** Time allowed to fetch a SAML document from a URL, redirects included, in milliseconds. */
@@ -198,11 +231,19 @@ export const environmentSchema = z.object({
   /** /saml-validate warns about certificates expiring within this many days. */
   SAML_CERT_EXPIRY_WARNING_DAYS: integer(0).default(30),
   /** HS256 secret for bearer tokens; default: a random secret kept in `<DATA_DIR>/auth-secret`. */
-  AUTH_JWT_SECRET: optionalText,
+  AUTH_JWT_SECRET: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => Buffer.byteLength(value) >= 32, {
+        message:
+          'expected at least 32 bytes: HS256 needs a key as long as its hash (e.g. openssl rand -base64 48)',
+      })
+      .optional(),
+  ),
   /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
-  AUTH_JWKS_URL: optionalText.pipe(z.url().optional()),
+  AUTH_JWKS_URL: urlWith(['http', 'https']),
   /** Public base URL of this server, used where absolute URLs are produced. */
-  PUBLIC_URL: optionalText.pipe(z.url().optional()),
+  PUBLIC_URL: urlWith(['http', 'https']),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Time in-flight requests get to finish after SIGTERM, in milliseconds. */

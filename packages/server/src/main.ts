@@ -1,6 +1,7 @@
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './start-server.js';
+import { StartupError } from './startup-error.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -32,6 +33,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof StartupError) {
+    process.stderr.write(`failed to start: ${error.message}\n`);
+    process.exit(69);
+  }
   process.stderr.write(
     `failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
   );

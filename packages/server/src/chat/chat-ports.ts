@@ -15,6 +15,7 @@ import {
 } from '@collab-suite/chat-domain';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
+import { openNamed } from '../startup-error.js';
 
 /** The chat ports the server builds from its configuration. */
 export interface ChatPorts {
@@ -45,7 +46,13 @@ export async function chatPortsFromConfig(
   overrides: Partial<ChatPorts> = {},
 ): Promise<ChatPorts> {
   const { chat } = config;
-  const store = overrides.store ?? (await openChatStore(chat.databaseUrl));
+  const store =
+    overrides.store ??
+    (chatDatabaseKind(chat.databaseUrl) === 'postgres'
+      ? await openNamed('CHAT_DATABASE_URL', 'PostgreSQL', chat.databaseUrl, () =>
+          openChatStore(chat.databaseUrl),
+        )
+      : await openChatStore(chat.databaseUrl));
   const blobs = overrides.blobs ?? createDiskBlobStore({ directory: chat.blobDirectory });
   const users =
     overrides.users ??
@@ -56,7 +63,9 @@ export async function chatPortsFromConfig(
   const events =
     overrides.events ??
     (chat.redisUrl
-      ? await openRedisEventBus({ url: chat.redisUrl, onError })
+      ? await openNamed('CHAT_REDIS_URL', 'Redis', chat.redisUrl, () =>
+          openRedisEventBus({ url: chat.redisUrl as string, onError }),
+        )
       : createMemoryEventBus({ onListenerError: onError }));
   return { store, blobs, users, events };
 }

@@ -1,0 +1,93 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function refusal(environment: Record<string, string>): string {
+  try {
+    loadConfig(environment);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('configuration that would lie is refused at start-up, naming the variable', () => {
+  it('refuses database URLs of unknown schemes instead of making SQLite files named after them', () => {
+    expect(refusal({ CHAT_DATABASE_URL: 'mysql://db/chat' })).toContain(
+      'CHAT_DATABASE_URL: expected a SQLite file path or a postgres:// URL but received a mysql:// URL',
+    );
+    expect(refusal({ SAML_DATABASE_URL: 'postgress://x' })).toContain(
+      'SAML_DATABASE_URL: expected a SQLite file path',
+    );
+    const accepted = loadConfig({
+      CHAT_DATABASE_URL: 'postgresql://chat@db/chat',
+      SAML_DATABASE_URL: './saml/saml.db',
+    });
+    expect([accepted.chat.databaseUrl, accepted.saml.databaseUrl]).toEqual([
+      'postgresql://chat@db/chat',
+      './saml/saml.db',
+    ]);
+  });
+
+  it('refuses an HS256 secret shorter than 32 bytes', () => {
+    expect(refusal({ AUTH_JWT_SECRET: 'short' })).toContain('AUTH_JWT_SECRET: expected at least 32 bytes');
+    expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).auth.jwtSecret).toHaveLength(32);
+  });
+
+  it('refuses URLs of the wrong scheme for Redis, HTTP services and the public URL', () => {
+    expect(refusal({ CHAT_REDIS_URL: 'http://127.0.0.1:6379' })).toContain(
+      'CHAT_REDIS_URL: expected a redis:// or rediss:// URL',
+    );
+    expect(refusal({ STORAGE_URL: 'ftp://files' })).toContain(
+      'STORAGE_URL: expected a http:// or https:// URL',
+    );
+    expect(refusal({ PUBLIC_URL: 'not a url' })).toContain('PUBLIC_URL');
+    expect(loadConfig({ CHAT_REDIS_URL: 'rediss://cache:6380/2' }).chat.redisUrl).toBe(
+      'rediss://cache:6380/2',
+    );
+  });
+});
+
+/** Runs `dist/main.js` (built by `pnpm build`) until it exits; resolves with its code and stderr. */
+function runMain(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const main = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+  const child = spawn(process.execPath, [main], {
+    env: {
+      PATH: process.env.PATH,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'collab-start-')),
+      PORT: '0',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+}
+
+describe('a dependency that does not answer at start-up', () => {
+  it('stops the server with one line naming the variable and the engine, and no stack', async () => {
+    const { code, stderr } = await runMain({
+      CHAT_DATABASE_URL: 'postgres://postgres:secret@127.0.0.1:1/nowhere',
+      DOCUMENT_CONVERTER: 'none',
+    });
+    expect(code).toBe(69);
+    expect(stderr.trim()).toBe(
+      'failed to start: CHAT_DATABASE_URL: could not connect to PostgreSQL at 127.0.0.1:1/nowhere (ECONNREFUSED)',
+    );
+  });
+
+  it('stops with 78 and the variable for a configuration error', async () => {
+    const { code, stderr } = await runMain({ AUTH_JWT_SECRET: 'short' });
+    expect(code).toBe(78);
+    expect(stderr).toContain('AUTH_JWT_SECRET: expected at least 32 bytes');
+    expect(stderr).not.toContain('    at ');
+  });
+});
