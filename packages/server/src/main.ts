@@ -2,6 +2,7 @@ import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './start-server.js';
 import { StartupError } from './startup-error.js';
+import { logStartupSummary } from './startup-summary.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -28,6 +29,7 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+  logStartupSummary(config, app.logger);
   // Logged after the handlers exist: a supervisor may signal as soon as it reads this line.
   app.logger.info({ host: config.host, port: running.port, dataDir: config.dataDir }, 'server listening');
 }

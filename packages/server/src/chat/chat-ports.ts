@@ -59,7 +59,9 @@ export async function chatPortsFromConfig(
     (chat.userDirectoryUrl
       ? createHttpUserDirectory({ baseUrl: chat.userDirectoryUrl })
       : createOpenUserDirectory());
-  const onError = (error: unknown) => logger.warn({ err: error }, 'chat event bus error');
+  // The reason only: ioredis errors carry the failed command, whose AUTH arguments hold the password.
+  const onError = (error: unknown) =>
+    logger.warn({ reason: error instanceof Error ? error.message : String(error) }, 'chat event bus error');
   const events =
     overrides.events ??
     (chat.redisUrl

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { locationOf } from '../../src/startup-error.js';
+import { startClusterNode } from '../cluster/cluster-nodes.js';
 
 function refusal(environment: Record<string, string>): string {
   try {
@@ -89,5 +91,36 @@ describe('a dependency that does not answer at start-up', () => {
     expect(code).toBe(78);
     expect(stderr).toContain('AUTH_JWT_SECRET: expected at least 32 bytes');
     expect(stderr).not.toContain('    at ');
+  });
+});
+
+describe('start-up lines', () => {
+  it('name no credentials', () => {
+    expect(locationOf('redis://user:hidden@cache.internal:6380/2')).toBe('cache.internal:6380/2');
+    expect(locationOf('postgres://chat:hidden@db/chat')).toBe('db/chat');
+  });
+
+  it('say per subsystem which engine runs where', async () => {
+    const node = await startClusterNode('summary', {
+      CHAT_REDIS_URL: 'redis://127.0.0.1:6379/13',
+      MEETING_ICE_PORT_RANGE: '40000-40099',
+    });
+    try {
+      const lines = node
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const line = (message: string) => lines.find((entry) => entry.msg === message);
+      expect(line('previews')).toMatchObject({ converter: { kind: 'none' }, storage: { kind: 'disk' } });
+      expect(line('chat')).toMatchObject({
+        database: { engine: 'sqlite' },
+        events: { kind: 'redis', where: '127.0.0.1:6379/13' },
+      });
+      expect(line('meetings media')).toMatchObject({ roles: 'api,media', udpPorts: '40000-40099' });
+      expect(line('saml')).toMatchObject({ database: { engine: 'sqlite' } });
+    } finally {
+      await node.kill('SIGTERM');
+    }
   });
 });
