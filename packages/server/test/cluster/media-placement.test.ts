@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loopbackSfuOptions } from '@collab-suite/webrtc-sfu/testing';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatErrorMapper } from '../../src/chat/error-status.js';
 import {
   type ClusterMediaServer,
@@ -108,5 +108,25 @@ describe('placing meetings on media nodes', () => {
     await api.addParticipant('meeting-2', 'carol');
     expect(idle.describe().meetings.map((meeting) => meeting.meetingId)).toEqual(['meeting-2']);
     expect(busy.describe().participants).toBe(2);
+  });
+
+  it('tells every API node who is talking, while only one of them tells the participants', async () => {
+    current = cluster();
+    const apis = await Promise.all([current.apiNode('api-1'), current.apiNode('api-2')]);
+    const told: string[] = [];
+    for (const api of apis) api.onEvent((event) => told.push(event.type));
+    const redis = new Redis(redisUrl);
+    const event = { type: 'talking', meetingId: 'meeting-t', userId: 'alice', talking: true };
+    const text = JSON.stringify({ nodeId: 'media-x', event });
+    await redis
+      .multi()
+      .rpush(`${current.prefix}media-events`, text)
+      .publish(`${current.prefix}media-talking`, text)
+      .exec();
+    await vi.waitFor(() => {
+      expect(apis.map((api) => api.talkingParticipants('meeting-t'))).toEqual([['alice'], ['alice']]);
+      expect(told).toEqual(['talking']);
+    });
+    redis.disconnect();
   });
 });

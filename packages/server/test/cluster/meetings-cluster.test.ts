@@ -166,6 +166,21 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
       isTalking: true,
     });
 
+    // Someone joining through either API node learns at once that Alice is talking: every API node
+    // knows, whichever one told the participants.
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const carol = await userOn(proxy.url, ids.carol);
+      people.push(carol);
+      expect((await join(carol)).status).toBe(200);
+      expect(
+        await carol.next(
+          'MEETING_PARTICIPANT_TALKING',
+          (event) => event.userId === ids.alice && event.meetingId === meetingId,
+        ),
+      ).toMatchObject({ isTalking: true });
+      expect((await carol.call('POST', `/meetings/${meetingId}/leave`)).status).toBe(204);
+    }
+
     // The API node of Alice's session dies: Bob is told Alice left, and his media keeps flowing.
     await (nodes.find((node) => node.name === alice.socketNode) as ClusterNode).kill('SIGKILL');
     expect(await bob.next('MEETING_PARTICIPANT_LEFT', (event) => event.userId === ids.alice)).toMatchObject({

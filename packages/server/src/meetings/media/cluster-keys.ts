@@ -16,8 +16,10 @@ export function clusterKeys(prefix: string) {
     mediaCommands: (nodeId: string) => `${prefix}media-node:${nodeId}:commands`,
     /** Channel of the replies for one API node. */
     mediaReplies: (apiNodeId: string) => `${prefix}api-node:${apiNodeId}:media-replies`,
-    /** List of media events; each is taken by one API node (BLPOP). */
+    /** List of media events; each is taken by one API node (BLPOP), which tells the participants. */
     mediaEvents: `${prefix}media-events`,
+    /** Channel carrying the same talking events to every API node, for who is talking now. */
+    mediaTalking: `${prefix}media-talking`,
     /** The media node a meeting is placed on. */
     placement: (meetingId: string) => `${prefix}meeting-media:${meetingId}`,
     /** A meeting's lock across API nodes. */

@@ -107,14 +107,16 @@ export async function createClusterMediaServer(
     if (command.method === 'closeMeeting') await placement.forget(meetingId, nodeId);
   };
 
-  replies.on('message', (_channel: string, text: string) => {
+  replies.on('message', (channel: string, text: string) => {
     try {
-      settle(JSON.parse(text) as MediaReply);
+      if (channel === keys.mediaTalking)
+        media.observe((JSON.parse(text) as { event: MediaServerEvent }).event);
+      else settle(JSON.parse(text) as MediaReply);
     } catch (error) {
-      logger.warn({ err: error }, 'ignored a media reply that is not JSON');
+      logger.warn({ err: error }, 'ignored a media message that is not JSON');
     }
   });
-  await replies.subscribe(keys.mediaReplies(apiNodeId));
+  await replies.subscribe(keys.mediaReplies(apiNodeId), keys.mediaTalking);
 
   /** Takes media events off the shared list: each goes to one API node, which tells the participants. */
   const takeEvents = async () => {

@@ -54,8 +54,12 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
   let closing = false;
 
   host.onEvent((event) => {
+    const text = JSON.stringify({ nodeId, event });
     redis
-      .rpush(keys.mediaEvents, JSON.stringify({ nodeId, event }))
+      .multi()
+      .rpush(keys.mediaEvents, text)
+      .publish(keys.mediaTalking, text)
+      .exec()
       .catch((error: unknown) => logger.warn({ err: error }, 'could not publish a media event'));
   });
 

@@ -21,6 +21,11 @@ export interface RemoteMediaServer extends MediaServer {
   /** Hands over a reply or a host message that arrived on the link. */
   receive(message: MediaReply | MediaHostMessage): void;
   /**
+   * Notes who is talking from an event another API node tells the participants about, without
+   * telling listeners: `talkingParticipants` then answers the same on every API node.
+   */
+  observe(event: MediaServerEvent): void;
+  /**
    * Fails every call still waiting for a reply and forgets who was talking: the host is gone, and
    * with it the media of its meetings.
    */
@@ -114,6 +119,7 @@ export function createRemoteMediaServer(options: {
       noteTalking(message.event);
       for (const listener of listeners) listener(message.event);
     },
+    observe: (event) => noteTalking(event),
     hostLost(reason) {
       talking.clear();
       const waiting = [...pending.values()];
