@@ -72,7 +72,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', config.trustProxy);
   answerPlainJson(app);
   useRequestLogging(app, logger);
   // Health and docs sit under their own paths, so other requests skip them after one path test.

@@ -242,6 +242,19 @@ export const environmentSchema = z.object({
   ),
   /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
   AUTH_JWKS_URL: urlWith(['http', 'https']),
+  /**
+   * Which proxies in front are trusted to name the client (X-Forwarded-For), as Express reads it:
+   * `false`, `true`, a number of hops, or comma-separated addresses/CIDRs (`loopback`, `10.0.0.0/8`).
+   * The client address is what per-client limits count and request logs show.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((value): boolean | number | string =>
+      value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
+    ),
+  /** Uploads to the preview routes per client address and minute (429 with Retry-After past it); 0: no limit. */
+  PREVIEW_UPLOADS_PER_MINUTE: integer(0).default(120),
   /** Public base URL of this server, used where absolute URLs are produced. */
   PUBLIC_URL: urlWith(['http', 'https']),
   /** pino log level. */
@@ -267,6 +280,7 @@ export interface ServerConfig {
     renderTimeoutSeconds: number;
     /** Undefined: one per core. */
     pdfWorkers: number | undefined;
+    uploadsPerMinute: number;
     maxPdfPages: number;
     maxRenderPixels: number;
   };
@@ -328,6 +342,8 @@ export interface ServerConfig {
   };
   auth: { jwtSecret: string | undefined; jwksUrl: string | undefined };
   publicUrl: string | undefined;
+  /** Express's `trust proxy` setting. */
+  trustProxy: boolean | number | string;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
@@ -395,6 +411,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxQueuedRenders: values.PREVIEW_MAX_QUEUED_RENDERS,
       renderTimeoutSeconds: values.PREVIEW_RENDER_TIMEOUT_SECONDS,
       pdfWorkers: values.PREVIEW_PDF_WORKERS,
+      uploadsPerMinute: values.PREVIEW_UPLOADS_PER_MINUTE,
       maxPdfPages: values.PREVIEW_MAX_PDF_PAGES,
       maxRenderPixels: values.PREVIEW_MAX_RENDER_PIXELS,
     },
@@ -464,6 +481,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     },
     auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
     publicUrl: values.PUBLIC_URL,
+    trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     docsEnabled: values.DOCS_ENABLED,

@@ -12,6 +12,7 @@ import type { ServerConfig } from '../config.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler, detailBody } from '../http/error-handler.js';
 import { malformedPathAsValidationError } from '../http/malformed-path.js';
+import { createRateLimit } from '../http/rate-limit.js';
 import { createUploadBufferPool } from '../http/upload-buffer-pool.js';
 import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
@@ -63,6 +64,25 @@ export async function createPreviewFeature(
   const storedFiles = overrides.storedFiles ?? (await defaultStoredFiles(config));
   const service = overrides.service ?? previewServiceFromConfig(config, storedFiles);
   const router = Router();
+  const uploadLimit =
+    config.preview.uploadsPerMinute > 0
+      ? createRateLimit({
+          perMinute: config.preview.uploadsPerMinute,
+          name: 'preview-uploads',
+          redisUrl: config.chat.redisUrl,
+          logger: context.logger,
+          keyOf: (request) => request.ip ?? request.socket.remoteAddress ?? 'unknown',
+          refusal: (perMinute, seconds) =>
+            `expected at most ${perMinute} uploads per minute from one client but this one sent that many; retry in ${seconds} s`,
+        })
+      : undefined;
+  // Uploads are the costly, anonymous requests: each one is counted against its client's address.
+  if (uploadLimit) {
+    const limitUploads = uploadLimit.middleware;
+    router.use((request, response, next) =>
+      request.method === 'POST' ? limitUploads(request, response, next) : next(),
+    );
+  }
   const uploadBuffers = createUploadBufferPool();
   router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers }));
   const documents = createDocumentParts(config, service, { converter: overrides.converter, uploadBuffers });
@@ -88,6 +108,9 @@ export async function createPreviewFeature(
       createStorageHealthCheck(config.storage),
       ...documents.health,
     ],
-    close: () => documents.close(),
+    async close() {
+      uploadLimit?.close();
+      await documents.close();
+    },
   };
 }

@@ -37,6 +37,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     LOG_LEVEL: 'silent',
     // No LibreOffice pool unless a test asks for one (DOCUMENT_CONVERTER=libreoffice): it costs cores.
     DOCUMENT_CONVERTER: 'none',
+    // Test files upload far more than a client would; the upload limit has a test of its own.
+    PREVIEW_UPLOADS_PER_MINUTE: '0',
     ...options.env,
   });
   const app = await createApp({
