@@ -12,7 +12,7 @@ fi
 packages=(
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  chromium openssl iproute2 util-linux haproxy
+  chromium openssl iproute2 util-linux haproxy xmlsec1
 )
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -37,6 +37,7 @@ export {
   type ReadDocumentOptions,
   readDocument,
 } from './import/read-document.js';
+export { type SignMetadataResult, signSpMetadata } from './metadata/sign-metadata.js';
 export { buildSpMetadata, type SpMetadataOptions } from './metadata/sp-metadata.js';
 export {
   type DefaultsContext,
@@ -50,6 +51,7 @@ export { type SamlIssue, summarizeIssues } from './model/issues.js';
 export { type ParsedProperties, parseProperties, parsePropertyKeyList } from './model/parse-properties.js';
 export {
   authnContextComparisons,
+  digestAlgorithms,
   isSamlPropertyKey,
   nameIdFormats,
   type SamlBooleanPropertyKey,

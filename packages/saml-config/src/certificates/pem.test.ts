@@ -46,6 +46,45 @@ describe('readCertificate', () => {
   });
 });
 
+describe('readCertificate: base64 of a whole PEM text', () => {
+  const encode = (text: string) => Buffer.from(text, 'latin1').toString('base64');
+
+  it('stores base64 of a PEM certificate (LF or CRLF, on one line or wrapped) as the same canonical PEM', async () => {
+    const { certificatePem } = await testCertificate();
+    const variants = [
+      encode(certificatePem),
+      encode(certificatePem.replaceAll('\n', '\r\n')),
+      encode(`\n  ${certificatePem}`)
+        .match(/.{1,76}/g)
+        ?.join('\r\n') ?? '',
+    ];
+    for (const variant of variants) {
+      const result = readCertificate(variant);
+      expect(result.ok && result.pem).toBe(certificatePem);
+    }
+  });
+
+  it('refuses base64 of a private key, of two certificates, of a PEM with a broken body, and base64 twice over', async () => {
+    const { certificatePem, privateKeyPem } = await testCertificate();
+    expect(readCertificate(encode(privateKeyPem))).toEqual({
+      ok: false,
+      reason: 'invalid',
+      message: 'expected a certificate but received base64 of a private key',
+    });
+    expect(readCertificate(encode(certificatePem + certificatePem))).toMatchObject({
+      ok: false,
+      message: 'expected one certificate but received base64 of 2 PEM blocks',
+    });
+    expect(
+      readCertificate(encode('-----BEGIN CERTIFICATE-----\nnot base64!\n-----END CERTIFICATE-----\n')),
+    ).toMatchObject({ ok: false, message: expect.stringContaining('decoded PEM text is not base64') });
+    expect(readCertificate(encode(encode(certificatePem)))).toMatchObject({
+      ok: false,
+      message: expect.stringContaining('base64 of a PEM certificate) but the base64 does not decode to one'),
+    });
+  });
+});
+
 describe('readPrivateKey', () => {
   it('converts a PKCS#1 RSA key to PKCS#8, also when given on one line without headers', () => {
     const pkcs1 = pkcs1KeyPem();

@@ -48,26 +48,72 @@ export interface CanonicalCertificate {
   certificate: X509Certificate;
 }
 
-/**
- * Reads a certificate given with or without BEGIN/END lines, on one line or several, with LF or CRLF,
- * and returns it as canonical PEM (64-character lines, LF, final newline). Never echoes the input.
- */
-export function readCertificate(text: string): PemReadResult<CanonicalCertificate> {
-  const labels = beginLabels(text);
+/** Whether decoded base64 is itself PEM text (a BEGIN line after optional whitespace), not DER. */
+function isPemText(bytes: Buffer): boolean {
+  return /^\s*-----BEGIN [A-Z0-9 ]+-----/.test(bytes.subarray(0, 96).toString('latin1'));
+}
+
+function checkLabels(labels: readonly string[], wrapped: boolean): PemReadResult<never> | undefined {
+  const what = wrapped ? 'base64 of ' : '';
   if (labels.length > 1) {
     return {
       ok: false,
       reason: 'invalid',
-      message: `expected one certificate but received ${labels.length} PEM blocks`,
+      message: `expected one certificate but received ${what}${labels.length} PEM blocks`,
     };
   }
   if (labels.length === 1 && labels[0] !== 'CERTIFICATE') {
     return {
       ok: false,
       reason: 'invalid',
-      message: `expected a certificate but received ${describeLabel(labels[0] ?? '')}`,
+      message: `expected a certificate but received ${what}${describeLabel(labels[0] ?? '')}`,
     };
   }
+  return undefined;
+}
+
+function parseCertificateBody(body: string): PemReadResult<CanonicalCertificate> {
+  try {
+    const certificate = new X509Certificate(Buffer.from(body, 'base64'));
+    return { ok: true, pem: wrapPem(body, 'CERTIFICATE'), certificate };
+  } catch {
+    return {
+      ok: false,
+      reason: 'invalid',
+      message:
+        'expected an X.509 certificate (PEM, base64 DER, or base64 of a PEM certificate) but the base64 does not decode to one',
+    };
+  }
+}
+
+/**
+ * The certificate inside base64 that decodes to PEM text (some IdPs put a whole PEM file, base64
+ * encoded, in `X509Certificate`). Only one level: the decoded text must carry BEGIN/END lines.
+ */
+function readEncodedPem(decoded: Buffer): PemReadResult<CanonicalCertificate> {
+  const text = decoded.toString('latin1');
+  const refused = checkLabels(beginLabels(text), true);
+  if (refused !== undefined) return refused;
+  const body = bareBase64(text);
+  if (body === undefined) {
+    return {
+      ok: false,
+      reason: 'invalid',
+      message: 'expected base64 of a PEM certificate but the decoded PEM text is not base64 inside',
+    };
+  }
+  return parseCertificateBody(body);
+}
+
+/**
+ * Reads a certificate given with or without BEGIN/END lines, on one line or several, with LF or CRLF,
+ * or as base64 of a whole PEM text, and returns it as canonical PEM (64-character lines, LF, final
+ * newline). Never echoes the input.
+ */
+export function readCertificate(text: string): PemReadResult<CanonicalCertificate> {
+  const labels = beginLabels(text);
+  const refused = checkLabels(labels, false);
+  if (refused !== undefined) return refused;
   const body = bareBase64(text);
   if (body === undefined) {
     return {
@@ -76,16 +122,11 @@ export function readCertificate(text: string): PemReadResult<CanonicalCertificat
       message: 'expected a PEM or base64 DER certificate but received text that is not base64',
     };
   }
-  try {
-    const certificate = new X509Certificate(Buffer.from(body, 'base64'));
-    return { ok: true, pem: wrapPem(body, 'CERTIFICATE'), certificate };
-  } catch {
-    return {
-      ok: false,
-      reason: 'invalid',
-      message: 'expected an X.509 certificate but the base64 does not decode to one',
-    };
+  if (labels.length === 0) {
+    const decoded = Buffer.from(body, 'base64');
+    if (isPemText(decoded)) return readEncodedPem(decoded);
   }
+  return parseCertificateBody(body);
 }
 
 /** The canonical PKCS#8 PEM of an RSA private key and its parsed form. */

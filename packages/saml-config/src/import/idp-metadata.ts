@@ -1,4 +1,4 @@
-import { readCertificate } from '../certificates/pem.js';
+import { type CanonicalCertificate, readCertificate } from '../certificates/pem.js';
 import { SamlConfigError } from '../errors.js';
 import type { SamlIssue } from '../model/issues.js';
 import { nameIdFormats, samlBindings } from '../model/property-definitions.js';
@@ -114,9 +114,12 @@ function certificatesOf(descriptor: XmlNode, use: 'signing' | 'encryption'): str
 
 /** Picks the currently valid certificate that lasts longest; the others become a warning. */
 function chooseCertificate(texts: string[], now: Date, warnings: SamlIssue[]): string | undefined {
-  const parsed = [...new Set(texts.map((value) => value.replace(/\s+/g, '')))]
-    .map((value) => readCertificate(value))
-    .flatMap((result) => (result.ok ? [result] : []));
+  const byPem = new Map<string, CanonicalCertificate>();
+  for (const value of texts) {
+    const result = readCertificate(value);
+    if (result.ok && !byPem.has(result.pem)) byPem.set(result.pem, result);
+  }
+  const parsed = [...byPem.values()];
   if (parsed.length === 0) return texts[0];
   const valid = parsed.filter(
     (item) => new Date(item.certificate.validFrom) <= now && new Date(item.certificate.validTo) >= now,

@@ -153,6 +153,17 @@ describe('readDocument: IdP metadata (reference §5)', () => {
     expect(read.warnings.map((warning) => warning.code)).toEqual(['idp_cert_alternatives']);
   });
 
+  it('reads an X509Certificate holding base64 of a PEM text as that certificate, and does not count it twice', async () => {
+    const { certificatePem } = await testCertificate();
+    const encodedPem = Buffer.from(certificatePem).toString('base64');
+    const read = readDocument(idpMetadata({ certificates: [encodedPem] }), options);
+    expect(read.parsed.issues).toEqual([]);
+    expect(read.parsed.properties['idp.x509cert']).toBe(certificatePem);
+    const both = readDocument(idpMetadata({ certificates: [certificatePem, encodedPem] }), options);
+    expect(both.parsed.properties['idp.x509cert']).toBe(certificatePem);
+    expect(both.warnings).toEqual([]);
+  });
+
   it('refuses expired metadata, metadata without IdP, several IdPs without a choice, and missing SSO', async () => {
     const past = new Date(Date.now() - 86_400_000).toISOString();
     expect(failure(() => readDocument(idpMetadata({ validUntil: past }), options))).toMatchObject({

@@ -99,7 +99,7 @@ function organizationAndContacts(properties: SamlProperties): string[] {
  * Builds the SP metadata document java-saml's `Metadata` produces (reference §4): EntityDescriptor
  * valid for two days with a one-week cache duration, SPSSODescriptor with the signing flags, signing
  * (and, when encryption is wanted, encryption) KeyDescriptor, SingleLogoutService when set,
- * NameIDFormat, AssertionConsumerService, Organization and ContactPerson elements. Unsigned.
+ * NameIDFormat, AssertionConsumerService, Organization and ContactPerson elements. Unsigned; `signSpMetadata` signs it.
  * @throws SamlConfigError `incomplete_configuration` without sp.entityid or ACS URL
  */
 export function buildSpMetadata(properties: SamlProperties, options: SpMetadataOptions): string {

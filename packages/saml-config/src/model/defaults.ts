@@ -1,4 +1,5 @@
 import {
+  digestAlgorithms,
   nameIdFormats,
   type SamlProperties,
   type SamlPropertyKey,
@@ -43,6 +44,7 @@ const staticDefaults: SamlProperties = {
   'security.requested_authncontextcomparison': 'exact',
   'security.want_xml_validation': true,
   'security.signature_algorithm': signatureAlgorithms.rsaSha256,
+  'security.digest_algorithm': digestAlgorithms.sha256,
   'organization.lang': 'en',
 };
 
@@ -55,7 +57,7 @@ function fillTemplate(template: string, context: DefaultsContext, publicUrl: str
 /**
  * The values applied to properties that are not stored: the original product's defaults (HTTP-POST ACS,
  * emailAddress NameID, HTTP-Redirect IdP bindings, signing flags false, `want_xml_validation` true,
- * Password authn context compared `exact`, rsa-sha256) plus the SP entity ID and ACS URL derived
+ * Password authn context compared `exact`, rsa-sha256 signatures over sha256 digests) plus the SP entity ID and ACS URL derived
  * from the public URL when one is configured.
  */
 export function defaultProperties(context: DefaultsContext): SamlProperties {

@@ -70,6 +70,38 @@ describe('parseProperties', () => {
     expect(parsed.issues).toEqual([]);
   });
 
+  it('accepts the four XML digest URIs for security.digest_algorithm and refuses anything else with digest_algorithm_invalid', () => {
+    const digests = [
+      'http://www.w3.org/2000/09/xmldsig#sha1',
+      'http://www.w3.org/2001/04/xmlenc#sha256',
+      'http://www.w3.org/2001/04/xmldsig-more#sha384',
+      'http://www.w3.org/2001/04/xmlenc#sha512',
+    ];
+    for (const digest of digests) {
+      const parsed = parseProperties({ 'security.digest_algorithm': ` ${digest} ` });
+      expect(parsed.issues).toEqual([]);
+      expect(parsed.properties['security.digest_algorithm']).toBe(digest);
+    }
+    const md5 = parseProperties({
+      'security.digest_algorithm': 'http://www.w3.org/2001/04/xmldsig-more#md5',
+    });
+    expect(md5.issues).toEqual([
+      {
+        code: 'digest_algorithm_invalid',
+        key: 'security.digest_algorithm',
+        message: `expected an XML digest algorithm URI (one of ${digests.join(', ')}) but received "http://www.w3.org/2001/04/xmldsig-more#md5"`,
+      },
+    ]);
+    const swapped = parseProperties({
+      'security.digest_algorithm': 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    });
+    expect(swapped.issues[0]?.code).toBe('digest_algorithm_invalid');
+    expect(swapped.issues[0]?.message).toContain('belong in security.signature_algorithm');
+    expect(parseProperties({ 'security.digest_algorithm': 'SHA256' }).issues[0]?.code).toBe(
+      'digest_algorithm_invalid',
+    );
+  });
+
   it('reports malformed values with the java-saml style code of their property', () => {
     const parsed = parseProperties({
       'sp.assertion_consumer_service.url': 'not a url',

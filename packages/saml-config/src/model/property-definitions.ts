@@ -10,6 +10,7 @@ export type SamlPropertyKind =
   | 'authn-context'
   | 'authn-comparison'
   | 'signature-algorithm'
+  | 'digest-algorithm'
   | 'text'
   | 'language'
   | 'email';
@@ -62,6 +63,7 @@ export const samlPropertyDefinitions = {
   },
   'security.want_xml_validation': BOOLEAN,
   'security.signature_algorithm': { kind: 'signature-algorithm', invalidCode: 'signature_algorithm_invalid' },
+  'security.digest_algorithm': { kind: 'digest-algorithm', invalidCode: 'digest_algorithm_invalid' },
   'organization.name': TEXT,
   'organization.displayname': TEXT,
   'organization.url': { kind: 'url', invalidCode: 'organization_url_invalid' },
@@ -131,6 +133,17 @@ export const signatureAlgorithms = {
   rsaSha256: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
   rsaSha384: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha384',
   rsaSha512: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512',
+} as const;
+
+/**
+ * XML digest algorithm URIs accepted for `security.digest_algorithm` (java-saml's key): the hash of
+ * the signed references, as opposed to the signature algorithm that signs them.
+ */
+export const digestAlgorithms = {
+  sha1: 'http://www.w3.org/2000/09/xmldsig#sha1',
+  sha256: 'http://www.w3.org/2001/04/xmlenc#sha256',
+  sha384: 'http://www.w3.org/2001/04/xmldsig-more#sha384',
+  sha512: 'http://www.w3.org/2001/04/xmlenc#sha512',
 } as const;
 
 /** Comparison methods of `RequestedAuthnContext` (SAML core). */

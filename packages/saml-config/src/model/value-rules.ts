@@ -2,6 +2,7 @@ import { readCertificate, readPrivateKey } from '../certificates/pem.js';
 import { quoteValue } from './issues.js';
 import {
   authnContextComparisons,
+  digestAlgorithms,
   nameIdFormats,
   type SamlPropertyKind,
   samlBindings,
@@ -30,6 +31,7 @@ const MAX_PEM = 65_536;
 const bindingValues: readonly string[] = Object.values(samlBindings);
 const nameIdValues: readonly string[] = Object.values(nameIdFormats);
 const signatureValues: readonly string[] = Object.values(signatureAlgorithms);
+const digestValues: readonly string[] = Object.values(digestAlgorithms);
 
 function tooLong(value: string, max: number): ValueRuleResult | undefined {
   return value.length > max
@@ -88,6 +90,16 @@ function checkSignatureAlgorithm(value: string): ValueRuleResult {
   return checkOneOf(value, signatureValues, 'an RSA XML signature algorithm URI');
 }
 
+function checkDigestAlgorithm(value: string): ValueRuleResult {
+  if (signatureValues.includes(value)) {
+    return {
+      ok: false,
+      message: `expected a digest algorithm URI (one of ${digestValues.join(', ')}) but received the signature algorithm ${quoteValue(value)}; signature algorithms belong in security.signature_algorithm`,
+    };
+  }
+  return checkOneOf(value, digestValues, 'an XML digest algorithm URI');
+}
+
 function checkText(value: string, max: number, what: string, pattern?: RegExp): ValueRuleResult {
   const long = tooLong(value, max);
   if (long) return long;
@@ -137,6 +149,8 @@ export function checkStringValue(kind: Exclude<SamlPropertyKind, 'boolean'>, val
       return checkOneOf(value.toLowerCase(), authnContextComparisons, 'a comparison method');
     case 'signature-algorithm':
       return checkSignatureAlgorithm(value);
+    case 'digest-algorithm':
+      return checkDigestAlgorithm(value);
     case 'text':
       return checkText(value, MAX_TEXT, 'text without control characters');
     case 'language':

@@ -4,6 +4,7 @@ import { generateCertificate } from '../generate/generate-certificate.js';
 import { parseGenerateParameters } from '../generate/generate-parameters.js';
 import { createDocumentReader } from '../import/document-reader.js';
 import type { ReadDocument } from '../import/read-document.js';
+import { signSpMetadata } from '../metadata/sign-metadata.js';
 import { buildSpMetadata } from '../metadata/sp-metadata.js';
 import { type DefaultsContext, effectiveProperties, pickProperties } from '../model/defaults.js';
 import { normalizeDomain } from '../model/domain.js';
@@ -72,7 +73,11 @@ export interface SamlConfigService {
     domain: string,
     parameters?: Readonly<Record<string, unknown>>,
   ): Promise<GenerateResult>;
-  /** The SP metadata XML of the domain; a warning says when `security.sign_metadata` asks for a signature it lacks. */
+  /**
+   * The SP metadata XML of the domain, signed with the SP key when `security.sign_metadata` is true;
+   * when the key or certificate is missing or unusable it is unsigned with a `metadata_not_signed`
+   * warning naming the property.
+   */
   spMetadata(domain: string): Promise<{ xml: string; warnings: SamlIssue[] }>;
   /** Ends the thread that reads large documents (not the store, which the caller owns). Idempotent. */
   close(): Promise<void>;
@@ -241,17 +246,11 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
       const name = normalizeDomain(domain);
       const properties = effectiveProperties(await resolved.store.get(name), context(name));
       const xml = buildSpMetadata(properties, { now: resolved.now() });
-      const warnings: SamlIssue[] =
-        properties['security.sign_metadata'] === true
-          ? [
-              {
-                code: 'metadata_not_signed',
-                key: 'security.sign_metadata',
-                message: 'metadata signing is not implemented; the document is unsigned',
-              },
-            ]
-          : [];
-      return { xml, warnings };
+      if (properties['security.sign_metadata'] !== true) return { xml, warnings: [] };
+      const signed = signSpMetadata(xml, properties);
+      if (signed.ok) return { xml: signed.xml, warnings: [] };
+      log({ domain: name, reason: signed.warning.key }, 'saml metadata served unsigned');
+      return { xml, warnings: [signed.warning] };
     },
     close: () => reader.close(),
   };

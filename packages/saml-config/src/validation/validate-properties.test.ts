@@ -39,6 +39,21 @@ describe('validateProperties', () => {
     expect(report.certificates.sp?.signatureHash).toBe('SHA-256');
   });
 
+  it('reads certificates given as base64 of a PEM text like the stored canonical form: summaries and key match', async () => {
+    const properties = await complete();
+    const encoded = (pem: unknown) => Buffer.from(String(pem)).toString('base64');
+    const report = validate({
+      ...properties,
+      'sp.x509cert': encoded(properties['sp.x509cert']),
+      'idp.x509cert': encoded(properties['idp.x509cert']),
+    });
+    expect(report.errors).toEqual([]);
+    expect(report.certificates).toEqual(validate(properties).certificates);
+    const other = await testCertificate({ commonName: 'other.example.com' });
+    const mismatch = validate({ ...properties, 'sp.x509cert': encoded(other.certificatePem) });
+    expect(codes(mismatch.errors)).toEqual(['sp_cert_privatekey_mismatch']);
+  });
+
   it('reports java-saml codes for an empty configuration, SP checks first', () => {
     const report = validate({});
     expect(codes(report.errors)).toEqual([
@@ -101,7 +116,7 @@ describe('validateProperties', () => {
     expect(codes(spSoon.warnings)).toEqual(['sp_cert_expiring_soon']);
   });
 
-  it('warns about SHA-1 certificates, small keys, rsa-sha1, plain http, unsupported bindings and non-email NameIDs', async () => {
+  it('warns about SHA-1 certificates, small keys, rsa-sha1, sha1 digests, plain http, unsupported bindings and non-email NameIDs', async () => {
     const sha1 = await testCertificate({ digest: 'SHA-1' });
     const small = await testCertificate({ keyBits: 1024 });
     const report = validate({
@@ -110,6 +125,7 @@ describe('validateProperties', () => {
       'sp.privatekey': small.privateKeyPem,
       'idp.x509cert': sha1.certificatePem,
       'security.signature_algorithm': 'http://www.w3.org/2000/09/xmldsig#rsa-sha1',
+      'security.digest_algorithm': 'http://www.w3.org/2000/09/xmldsig#sha1',
       'idp.single_sign_on_service.url': 'http://idp.example.org/sso',
       'idp.single_sign_on_service.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
       'sp.assertion_consumer_service.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Artifact',
@@ -119,6 +135,7 @@ describe('validateProperties', () => {
     expect(report.errors).toEqual([]);
     expect(codes(report.warnings)).toEqual([
       'signature_algorithm_deprecated',
+      'digest_algorithm_deprecated',
       'insecure_url',
       'no_signature_required',
       'nameidformat_not_email',

@@ -1,6 +1,7 @@
 import type { CertificateSummary } from '../certificates/inspect.js';
 import type { SamlIssue } from '../model/issues.js';
 import {
+  digestAlgorithms,
   nameIdFormats,
   type SamlBooleanPropertyKey,
   type SamlProperties,
@@ -139,6 +140,13 @@ function settingWarnings(properties: SamlProperties): SamlIssue[] {
       'signature_algorithm_deprecated',
       'security.signature_algorithm',
       'rsa-sha1 is deprecated; use rsa-sha256',
+    );
+  }
+  if (properties['security.digest_algorithm'] === digestAlgorithms.sha1) {
+    warn(
+      'digest_algorithm_deprecated',
+      'security.digest_algorithm',
+      'sha1 digests are deprecated; use sha256',
     );
   }
   for (const key of URL_KEYS) {

@@ -68,6 +68,7 @@ describe('SAML config service: reading and writing', () => {
       'security.requested_authncontext': 'urn:oasis:names:tc:SAML:2.0:ac:classes:Password',
       'security.requested_authncontextcomparison': 'exact',
       'security.signature_algorithm': 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+      'security.digest_algorithm': 'http://www.w3.org/2001/04/xmlenc#sha256',
       'organization.lang': 'it',
     });
     expect(Object.keys(effective)[0]).toBe('sp.entityid');
@@ -262,7 +263,7 @@ describe('SAML config service: validate, generate, metadata', () => {
     expect(await service.getProperties('target.example')).toEqual(exported);
   });
 
-  it('builds SP metadata with the certificate and endpoints, and refuses it without SP URLs', async () => {
+  it('builds SP metadata with the certificate and endpoints, signs it when asked and the key allows, and refuses it without SP URLs', async () => {
     const { service } = setup();
     await service.generateCertificate('example.com', {});
     const stored = await service.getProperties('example.com', { raw: true });
@@ -276,9 +277,20 @@ describe('SAML config service: validate, generate, metadata', () => {
       '<md:AssertionConsumerService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="https://mail.example.com/zx/auth/saml" index="1"/>',
     );
     expect(xml).not.toContain('PRIVATE');
+    expect(xml).not.toContain('<ds:Signature');
     await service.updateProperties('example.com', { 'security.sign_metadata': true });
-    expect((await service.spMetadata('example.com')).warnings.map((warning) => warning.code)).toEqual([
-      'metadata_not_signed',
+    const signed = await service.spMetadata('example.com');
+    expect(signed.warnings).toEqual([]);
+    expect(signed.xml).toContain('<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#">');
+    await service.updateProperties('example.com', { 'sp.privatekey': null });
+    const unsigned = await service.spMetadata('example.com');
+    expect(unsigned.xml).not.toContain('<ds:Signature');
+    expect(unsigned.warnings).toEqual([
+      {
+        code: 'metadata_not_signed',
+        key: 'sp.privatekey',
+        message: 'sp.privatekey is missing; the metadata is served unsigned',
+      },
     ]);
     const withoutPublicUrl = setup({ publicUrl: undefined });
     expect((await failureOf(withoutPublicUrl.service.spMetadata('example.com'))).code).toBe(

@@ -1,4 +1,11 @@
-import { MAX_CERTIFICATE_DAYS, samlPropertyDefinitions, samlPropertyKeys } from '@collab-suite/saml-config';
+import {
+  digestAlgorithms,
+  MAX_CERTIFICATE_DAYS,
+  type SamlPropertyKey,
+  samlPropertyDefinitions,
+  samlPropertyKeys,
+  signatureAlgorithms,
+} from '@collab-suite/saml-config';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -62,12 +69,25 @@ const documentBody = {
   },
 };
 
-const propertySchemas = Object.fromEntries(
-  samlPropertyKeys.map((key) => [
-    key,
-    { type: samlPropertyDefinitions[key].kind === 'boolean' ? 'boolean' : 'string' },
-  ]),
-);
+/** The closed value sets worth listing in the schema (the algorithm URIs), with their defaults. */
+function propertySchema(key: SamlPropertyKey): Record<string, unknown> {
+  switch (samlPropertyDefinitions[key].kind) {
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'signature-algorithm':
+      return {
+        type: 'string',
+        enum: Object.values(signatureAlgorithms),
+        default: signatureAlgorithms.rsaSha256,
+      };
+    case 'digest-algorithm':
+      return { type: 'string', enum: Object.values(digestAlgorithms), default: digestAlgorithms.sha256 };
+    default:
+      return { type: 'string' };
+  }
+}
+
+const propertySchemas = Object.fromEntries(samlPropertyKeys.map((key) => [key, propertySchema(key)]));
 
 const issue = {
   type: 'object',
@@ -232,7 +252,7 @@ export const samlOpenApi: OpenApiFragment = {
         tags,
         security,
         summary:
-          'The SP metadata XML of the domain (unsigned; `X-Saml-Warnings: metadata_not_signed` when sign_metadata is true).',
+          'The SP metadata XML of the domain, signed (enveloped XML-DSig, exclusive c14n, security.signature_algorithm and security.digest_algorithm, SP certificate in KeyInfo) when sign_metadata is true; unsigned with `X-Saml-Warnings: metadata_not_signed` when the SP key or certificate is missing or unusable.',
         parameters: [domain],
         responses: {
           200: {

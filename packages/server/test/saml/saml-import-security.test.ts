@@ -28,12 +28,16 @@ describe('POST /saml/{domain}: import from the body', () => {
 
   it('imports a SAMLProperties XML document', async () => {
     const xml =
-      '<?xml version="1.0"?><SAMLProperties><sp.entityid>urn:sp</sp.entityid><security.authnrequest_signed>false</security.authnrequest_signed></SAMLProperties>';
+      '<?xml version="1.0"?><SAMLProperties><sp.entityid>urn:sp</sp.entityid><security.authnrequest_signed>false</security.authnrequest_signed><security.digest_algorithm>http://www.w3.org/2001/04/xmldsig-more#sha384</security.digest_algorithm></SAMLProperties>';
     const response = await api.call('POST', '/saml/xml.example', {
       body: xml,
       contentType: 'application/xml',
     });
-    expect(response.body).toEqual({ 'sp.entityid': 'urn:sp', 'security.authnrequest_signed': false });
+    expect(response.body).toEqual({
+      'sp.entityid': 'urn:sp',
+      'security.authnrequest_signed': false,
+      'security.digest_algorithm': 'http://www.w3.org/2001/04/xmldsig-more#sha384',
+    });
   });
 
   it('imports IdP metadata into the idp.* keys and keeps the SP keys', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SamlClient, startSamlServer, testCertificate } from './saml-test-support.js';
+import { type Json, type SamlClient, startSamlServer, testCertificate } from './saml-test-support.js';
 
 let api: SamlClient;
 beforeAll(async () => {
@@ -132,6 +132,50 @@ describe('GET, PUT and DELETE /saml/{domain}', () => {
     expect((await api.call('GET', '/saml/bad.example?raw=true')).body).toEqual({});
   });
 
+  it('security.digest_algorithm defaults to sha256, accepts a known digest URI and answers 400 for another', async () => {
+    const defaults = await api.call('GET', '/saml/digest.example?keys=security.digest_algorithm');
+    expect(defaults.body).toEqual({ 'security.digest_algorithm': 'http://www.w3.org/2001/04/xmlenc#sha256' });
+    const sha512 = await api.call('PUT', '/saml/digest.example', {
+      json: { 'security.digest_algorithm': 'http://www.w3.org/2001/04/xmlenc#sha512' },
+    });
+    expect(sha512.body).toEqual({ 'security.digest_algorithm': 'http://www.w3.org/2001/04/xmlenc#sha512' });
+    const md5 = await api.call('PUT', '/saml/digest.example', {
+      json: { 'security.digest_algorithm': 'http://www.w3.org/2001/04/xmldsig-more#md5' },
+    });
+    expect(md5.status).toBe(400);
+    expect(md5.body.errors).toEqual([
+      { code: 'digest_algorithm_invalid', key: 'security.digest_algorithm', message: expect.any(String) },
+    ]);
+    expect(md5.body.error).toMatch(/^security\.digest_algorithm: expected an XML digest algorithm URI/);
+    expect((await api.call('GET', '/saml/digest.example?raw=true')).body).toEqual({
+      'security.digest_algorithm': 'http://www.w3.org/2001/04/xmlenc#sha512',
+    });
+  });
+
+  it('PUT stores a certificate given as base64 of a PEM text canonically, and validation reads it the same', async () => {
+    const { certificatePem, privateKeyPem } = await testCertificate('encoded.example');
+    const encoded = Buffer.from(certificatePem).toString('base64');
+    const response = await api.call('PUT', '/saml/encoded.example', {
+      json: { 'sp.x509cert': encoded, 'sp.privatekey': privateKeyPem },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body['sp.x509cert']).toBe(certificatePem);
+    const validated = await api.call('POST', '/saml-validate?details=true', {
+      json: { 'sp.x509cert': encoded, 'sp.privatekey': privateKeyPem },
+    });
+    expect(validated.body.errors.map((error: { code: string }) => error.code)).not.toContain(
+      'sp_cert_invalid',
+    );
+    expect(validated.body.certificates.sp.subject).toContain('CN=encoded.example');
+    const keyInside = await api.call('PUT', '/saml/encoded.example', {
+      json: { 'idp.x509cert': Buffer.from(privateKeyPem).toString('base64') },
+    });
+    expect(keyInside.status).toBe(400);
+    expect(keyInside.body.error).toBe(
+      'idp.x509cert: expected a certificate but received base64 of a private key',
+    );
+  });
+
   it('PUT refuses encrypted and EC private keys and base64 that is no certificate', async () => {
     const { generateKeyPairSync } = await import('node:crypto');
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -239,6 +283,17 @@ describe('OpenAPI', () => {
       'post',
       'delete',
     ]);
+    const properties = (document as unknown as Json).components.schemas.SAMLProperties.properties;
+    expect(properties['security.digest_algorithm']).toEqual({
+      type: 'string',
+      enum: [
+        'http://www.w3.org/2000/09/xmldsig#sha1',
+        'http://www.w3.org/2001/04/xmlenc#sha256',
+        'http://www.w3.org/2001/04/xmldsig-more#sha384',
+        'http://www.w3.org/2001/04/xmlenc#sha512',
+      ],
+      default: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    });
   });
 });
 

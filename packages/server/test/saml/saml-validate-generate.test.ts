@@ -195,7 +195,7 @@ describe('round trip and SP metadata', () => {
     expect((await api.call('GET', '/saml/target.example')).body).toEqual(exported);
   });
 
-  it('serves SP metadata XML with the SP certificate and the signing flags', async () => {
+  it('serves SP metadata XML with the SP certificate and the signing flags, signed when sign_metadata is true and the key is there', async () => {
     await api.call('POST', '/saml-generate/metadata.example');
     await api.call('PUT', '/saml/metadata.example', { json: { 'security.authnrequest_signed': true } });
     const response = await api.call('GET', '/saml-metadata/metadata.example');
@@ -208,9 +208,19 @@ describe('round trip and SP metadata', () => {
     expect(response.text).toContain('<ds:X509Certificate>MII');
     expect(response.text).not.toContain('PRIVATE');
     expect(response.headers.get('x-saml-warnings')).toBeNull();
+    expect(response.text).not.toContain('<ds:Signature');
     await api.call('PUT', '/saml/metadata.example', { json: { 'security.sign_metadata': true } });
+    const signed = await api.call('GET', '/saml-metadata/metadata.example');
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('x-saml-warnings')).toBeNull();
+    expect(signed.text).toMatch(/<md:EntityDescriptor [^>]*ID="(_[^"]+)"[^>]*><ds:Signature /);
+    expect(signed.text).toContain('<ds:DigestMethod Algorithm="http://www.w3.org/2001/04/xmlenc#sha256"/>');
+    expect(signed.text).not.toContain('PRIVATE');
+    await api.call('PUT', '/saml/metadata.example', { json: { 'sp.privatekey': null } });
     const unsigned = await api.call('GET', '/saml-metadata/metadata.example');
+    expect(unsigned.status).toBe(200);
     expect(unsigned.headers.get('x-saml-warnings')).toBe('metadata_not_signed');
+    expect(unsigned.text).not.toContain('<ds:Signature');
   });
 });
 
