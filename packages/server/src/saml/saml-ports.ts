@@ -6,6 +6,7 @@ import {
   type SamlPropertyStore,
 } from '@collab-suite/saml-config';
 import type { ServerConfig } from '../config.js';
+import { openNamed } from '../startup-error.js';
 
 /** Whether the SAML database setting names PostgreSQL (a URL) rather than a SQLite file. */
 export function isPostgresUrl(databaseUrl: string): boolean {
@@ -15,7 +16,11 @@ export function isPostgresUrl(databaseUrl: string): boolean {
 /** The property store the configuration names: PostgreSQL for a `postgres://` URL, else a SQLite file. */
 export async function samlStoreFromConfig(config: ServerConfig): Promise<SamlPropertyStore> {
   const { databaseUrl } = config.saml;
-  if (isPostgresUrl(databaseUrl)) return createPostgresSamlPropertyStore({ connectionString: databaseUrl });
+  if (isPostgresUrl(databaseUrl)) {
+    return openNamed('SAML_DATABASE_URL', 'PostgreSQL', databaseUrl, () =>
+      createPostgresSamlPropertyStore({ connectionString: databaseUrl }),
+    );
+  }
   return createSqliteSamlPropertyStore({ filename: databaseUrl });
 }
 
