@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { WebSocket } from 'ws';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import { type ChatFeatureOverrides, createChatFeature } from '../../src/chat/chat-feature.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
 
 /** A parsed JSON value, asserted field by field in tests. */
@@ -15,7 +15,6 @@ export type JsonObject = Record<string, Json>;
 export const chatDatabases = ['sqlite', 'postgres'] as const;
 export type ChatDatabase = (typeof chatDatabases)[number];
 
-const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const httpDatabase = 'collab_test_chat_http';
 let postgresUrl: Promise<string> | undefined;
 
@@ -24,21 +23,7 @@ let postgresUrl: Promise<string> | undefined;
  * each uses fresh random users, so files can run in parallel.
  */
 export function chatPostgresUrl(): Promise<string> {
-  postgresUrl ??= (async () => {
-    const admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    try {
-      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [httpDatabase]);
-      if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${httpDatabase}`);
-    } catch (error) {
-      if ((error as { code?: string }).code !== '42P04') throw error;
-    } finally {
-      await admin.end();
-    }
-    const url = new URL(adminUrl);
-    url.pathname = `/${httpDatabase}`;
-    return url.toString();
-  })();
+  postgresUrl ??= testDatabaseUrl(httpDatabase);
   return postgresUrl;
 }
 

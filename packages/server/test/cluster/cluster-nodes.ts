@@ -3,26 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { testDatabaseUrl } from '../support/test-database.js';
 
 const mainScript = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
-const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** The cluster tests' own PostgreSQL database, created if missing (tests use fresh random users). */
-export async function clusterPostgresUrl(name = 'collab_test_cluster'): Promise<string> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`);
-  } catch (error) {
-    if ((error as { code?: string }).code !== '42P04') throw error;
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
+/** The cluster tests' own PostgreSQL database. */
+export function clusterPostgresUrl(): Promise<string> {
+  return testDatabaseUrl('collab_test_cluster');
 }
 
 /** A server process of the cluster: `dist/main.js` with its own environment. */

@@ -4,26 +4,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
 import { locationOf } from '../../src/startup-error.js';
 import { startClusterNode } from '../cluster/cluster-nodes.js';
-
-function refusal(environment: Record<string, string>): string {
-  try {
-    loadConfig(environment);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { configRefusal } from '../support/config-refusal.js';
 
 describe('configuration that would lie is refused at start-up, naming the variable', () => {
   it('refuses database URLs of unknown schemes instead of making SQLite files named after them', () => {
-    expect(refusal({ CHAT_DATABASE_URL: 'mysql://db/chat' })).toContain(
+    expect(configRefusal({ CHAT_DATABASE_URL: 'mysql://db/chat' })).toContain(
       'CHAT_DATABASE_URL: expected a SQLite file path or a postgres:// URL but received a mysql:// URL',
     );
-    expect(refusal({ SAML_DATABASE_URL: 'postgress://x' })).toContain(
+    expect(configRefusal({ SAML_DATABASE_URL: 'postgress://x' })).toContain(
       'SAML_DATABASE_URL: expected a SQLite file path',
     );
     const accepted = loadConfig({
@@ -37,18 +28,20 @@ describe('configuration that would lie is refused at start-up, naming the variab
   });
 
   it('refuses an HS256 secret shorter than 32 bytes', () => {
-    expect(refusal({ AUTH_JWT_SECRET: 'short' })).toContain('AUTH_JWT_SECRET: expected at least 32 bytes');
+    expect(configRefusal({ AUTH_JWT_SECRET: 'short' })).toContain(
+      'AUTH_JWT_SECRET: expected at least 32 bytes',
+    );
     expect(loadConfig({ AUTH_JWT_SECRET: 'x'.repeat(32) }).auth.jwtSecret).toHaveLength(32);
   });
 
   it('refuses URLs of the wrong scheme for Redis, HTTP services and the public URL', () => {
-    expect(refusal({ CHAT_REDIS_URL: 'http://127.0.0.1:6379' })).toContain(
+    expect(configRefusal({ CHAT_REDIS_URL: 'http://127.0.0.1:6379' })).toContain(
       'CHAT_REDIS_URL: expected a redis:// or rediss:// URL',
     );
-    expect(refusal({ STORAGE_URL: 'ftp://files' })).toContain(
+    expect(configRefusal({ STORAGE_URL: 'ftp://files' })).toContain(
       'STORAGE_URL: expected a http:// or https:// URL',
     );
-    expect(refusal({ PUBLIC_URL: 'not a url' })).toContain('PUBLIC_URL');
+    expect(configRefusal({ PUBLIC_URL: 'not a url' })).toContain('PUBLIC_URL');
     expect(loadConfig({ CHAT_REDIS_URL: 'rediss://cache:6380/2' }).chat.redisUrl).toBe(
       'rediss://cache:6380/2',
     );

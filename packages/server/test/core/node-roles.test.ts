@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configRefusal } from '../support/config-refusal.js';
 
 const postgres = 'postgres://postgres@127.0.0.1:5432/cluster';
 const redis = 'redis://127.0.0.1:6379/11';
-
-function failure(environment: Record<string, string>): string {
-  try {
-    loadConfig(environment);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.message;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('NODE_ROLES', () => {
   it('runs both roles by default, with nothing else configured', () => {
@@ -21,10 +12,10 @@ describe('NODE_ROLES', () => {
   });
 
   it('stops an API node without a shared PostgreSQL database or without Redis, naming what is missing', () => {
-    expect(failure({ NODE_ROLES: 'api', CHAT_REDIS_URL: redis })).toContain(
+    expect(configRefusal({ NODE_ROLES: 'api', CHAT_REDIS_URL: redis })).toContain(
       'NODE_ROLES=api needs CHAT_DATABASE_URL set to a postgres:// URL',
     );
-    expect(failure({ NODE_ROLES: 'api', CHAT_DATABASE_URL: postgres })).toContain(
+    expect(configRefusal({ NODE_ROLES: 'api', CHAT_DATABASE_URL: postgres })).toContain(
       'NODE_ROLES=api needs CHAT_REDIS_URL',
     );
     const config = loadConfig({ NODE_ROLES: 'api', CHAT_DATABASE_URL: postgres, CHAT_REDIS_URL: redis });
@@ -33,9 +24,11 @@ describe('NODE_ROLES', () => {
   });
 
   it('stops a media node without Redis, and refuses unknown roles and malformed node ids', () => {
-    expect(failure({ NODE_ROLES: 'media' })).toContain('NODE_ROLES=media needs CHAT_REDIS_URL');
-    expect(failure({ NODE_ROLES: 'api,turn' })).toContain('NODE_ROLES: expected api, media or api,media');
-    expect(failure({ NODE_ID: 'node 1' })).toContain('NODE_ID');
+    expect(configRefusal({ NODE_ROLES: 'media' })).toContain('NODE_ROLES=media needs CHAT_REDIS_URL');
+    expect(configRefusal({ NODE_ROLES: 'api,turn' })).toContain(
+      'NODE_ROLES: expected api, media or api,media',
+    );
+    expect(configRefusal({ NODE_ID: 'node 1' })).toContain('NODE_ID');
     const media = loadConfig({ NODE_ROLES: 'media', CHAT_REDIS_URL: redis, NODE_ID: 'media-7' });
     expect(media.cluster).toMatchObject({ roles: ['media'], nodeId: 'media-7', mediaCapacity: 500 });
   });

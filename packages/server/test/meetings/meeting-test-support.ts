@@ -1,3 +1,4 @@
+import { AudioTestClient, VideoTestPublisher } from '@collab-suite/webrtc-sfu/testing';
 import {
   type ChatClient,
   type ChatDatabase,
@@ -64,4 +65,24 @@ export async function startMeetingWorld(database: ChatDatabase = 'sqlite', env: 
     await server.stop();
   };
   return { server, alice, bob, carol, roomId: room.body.id as string, meetingId, join, close };
+}
+
+/** Client offers for the MediaServer conformance suite, from werift test clients it closes after. */
+export function mediaTestPeers() {
+  const peers: { close(): Promise<void> }[] = [];
+  return {
+    async audioOffer() {
+      const client = new AudioTestClient();
+      peers.push(client);
+      return client.createOffer();
+    },
+    async videoOffer() {
+      const client = new VideoTestPublisher();
+      peers.push(client);
+      return client.createOffer();
+    },
+    close: async () => {
+      await Promise.all(peers.map((peer) => peer.close()));
+    },
+  };
 }

@@ -1,31 +1,15 @@
 import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing';
 import { createSfu } from '@collab-suite/webrtc-sfu';
-import { AudioTestClient, loopbackSfuOptions, VideoTestPublisher } from '@collab-suite/webrtc-sfu/testing';
+import { loopbackSfuOptions } from '@collab-suite/webrtc-sfu/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createSfuMediaServer } from '../../src/meetings/sfu-media-server.js';
+import { mediaTestPeers } from './meeting-test-support.js';
 
 describeMediaServerConformance(
   'in-process SFU',
   async () => createSfuMediaServer(createSfu(loopbackSfuOptions)),
-  () => {
-    const peers: { close(): Promise<void> }[] = [];
-    return {
-      async audioOffer() {
-        const client = new AudioTestClient();
-        peers.push(client);
-        return client.createOffer();
-      },
-      async videoOffer() {
-        const client = new VideoTestPublisher();
-        peers.push(client);
-        return client.createOffer();
-      },
-      close: async () => {
-        await Promise.all(peers.map((peer) => peer.close()));
-      },
-    };
-  },
+  mediaTestPeers,
 );
 
 describe('meeting ICE configuration', () => {

@@ -1,36 +1,18 @@
 import { isChatError, type MediaServerEvent } from '@collab-suite/chat-domain';
 import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing';
-import { AudioTestClient, loopbackSfuOptions, VideoTestPublisher } from '@collab-suite/webrtc-sfu/testing';
+import { loopbackSfuOptions } from '@collab-suite/webrtc-sfu/testing';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createWorkerMediaServer,
   type WorkerMediaServer,
 } from '../../src/meetings/media/worker-media-server.js';
+import { mediaTestPeers } from './meeting-test-support.js';
 
 const logger = pino({ level: 'silent' });
 const start = () => createWorkerMediaServer({ sfuOptions: loopbackSfuOptions, iceServers: [], logger });
 
-function testPeers() {
-  const peers: { close(): Promise<void> }[] = [];
-  return {
-    async audioOffer() {
-      const client = new AudioTestClient();
-      peers.push(client);
-      return client.createOffer();
-    },
-    async videoOffer() {
-      const client = new VideoTestPublisher();
-      peers.push(client);
-      return client.createOffer();
-    },
-    close: async () => {
-      await Promise.all(peers.map((peer) => peer.close()));
-    },
-  };
-}
-
-describeMediaServerConformance('SFU in a worker thread', async () => start(), testPeers);
+describeMediaServerConformance('SFU in a worker thread', async () => start(), mediaTestPeers);
 
 describe('the media worker thread', () => {
   let media: WorkerMediaServer | undefined;
@@ -42,7 +24,7 @@ describe('the media worker thread', () => {
   it('reports the meetings it holds, and says which were lost when its thread dies, then serves again', async () => {
     const started = start();
     media = started;
-    const peers = testPeers();
+    const peers = mediaTestPeers();
     const events: MediaServerEvent[] = [];
     started.onEvent((event) => events.push(event));
     await started.addParticipant('meeting-a', 'alice');
