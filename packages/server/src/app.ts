@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { loadOrCreateLocalSecret } from './auth/auth-secret.js';
 import { type Authenticator, createAuthenticator } from './auth/authenticator.js';
+import { requireAdmin } from './auth/require-principal.js';
 import { createChatFeature } from './chat/chat-feature.js';
 import type { ServerConfig } from './config.js';
 import type { FeatureContext, ServerFeature } from './feature.js';
@@ -15,6 +16,7 @@ import { answerPlainJson } from './http/plain-json.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
 import { createMediaNodeFeature } from './meetings/media/media-node-feature.js';
+import { createServerMetrics } from './metrics/server-metrics.js';
 import { createDocsRouter, createOpenApiHandler } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
 import { createPreviewFeature } from './preview/preview-feature.js';
@@ -77,7 +79,17 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   useRequestLogging(app, logger);
   // Health and docs sit under their own paths, so other requests skip them after one path test.
   const eventLoop = createEventLoopHealthCheck();
-  app.use('/health', createHealthRouter([...features.flatMap((feature) => feature.health ?? []), eventLoop]));
+  const checks = [...features.flatMap((feature) => feature.health ?? []), eventLoop];
+  const servesApi = config.cluster.roles.includes('api');
+  if (servesApi) {
+    const metrics = createServerMetrics(app, checks);
+    const guard = config.metricsPublic ? [] : [requireAdmin(authenticator)];
+    app.get('/metrics', ...guard, async (_request, response) => {
+      response.setHeader('Content-Type', metrics.contentType);
+      response.send(await metrics.metrics());
+    });
+  }
+  app.use('/health', createHealthRouter(checks));
   const document = buildOpenApiDocument(
     serverVersion,
     features.flatMap((feature) =>
@@ -85,7 +97,6 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
     ),
   );
   // A media node serves its health and nothing else.
-  const servesApi = config.cluster.roles.includes('api');
   if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
   if (servesApi && config.docsEnabled) app.use('/docs', createDocsRouter());
   for (const { basePath, paths, router } of features) {

@@ -255,6 +255,8 @@ export const environmentSchema = z.object({
     ),
   /** Uploads to the preview routes per client address and minute (429 with Retry-After past it); 0: no limit. */
   PREVIEW_UPLOADS_PER_MINUTE: integer(0).default(120),
+  /** Serve `/metrics` to anyone (e.g. a scraper on a private network); default: admin tokens only. */
+  METRICS_PUBLIC: booleanText.default(false),
   /** Public base URL of this server, used where absolute URLs are produced. */
   PUBLIC_URL: urlWith(['http', 'https']),
   /** pino log level. */
@@ -344,6 +346,8 @@ export interface ServerConfig {
   publicUrl: string | undefined;
   /** Express's `trust proxy` setting. */
   trustProxy: boolean | number | string;
+  /** `/metrics` without an admin token. */
+  metricsPublic: boolean;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
@@ -482,6 +486,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
     publicUrl: values.PUBLIC_URL,
     trustProxy: values.TRUST_PROXY,
+    metricsPublic: values.METRICS_PUBLIC,
     logLevel: values.LOG_LEVEL,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     docsEnabled: values.DOCS_ENABLED,

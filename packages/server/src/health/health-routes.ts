@@ -4,12 +4,14 @@ import type { HealthCheck, HealthStatus } from './health-check.js';
 /** A probe slower than this counts as not live and not ready, so a hung dependency cannot hang `/health/`. */
 const checkTimeoutMs = 3_000;
 
-interface DependencyReport extends HealthStatus {
+/** One dependency as `/health/` reports it. */
+export interface DependencyReport extends HealthStatus {
   name: string;
   required: boolean;
 }
 
-async function runCheck(check: HealthCheck): Promise<DependencyReport> {
+/** Runs one check within the time limit; a failure or a timeout is a report, never a throw. */
+export async function runCheck(check: HealthCheck): Promise<DependencyReport> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<HealthStatus>((resolve) => {
     timer = setTimeout(
