@@ -31,6 +31,8 @@ export const samlConfigErrorCodes = [
   'store_failed',
   /** Options passed to a factory of this package are invalid (programming or deployment error). */
   'invalid_options',
+  /** The properties cannot be expressed in a toolkit's settings (sha384 for node-saml, no usable SSO binding; `details.errors`). */
+  'not_mappable',
 ] as const;
 
 /** One of {@link samlConfigErrorCodes}. */

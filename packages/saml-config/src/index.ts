@@ -47,6 +47,12 @@ export {
   effectiveProperties,
 } from './model/defaults.js';
 export { normalizeDomain } from './model/domain.js';
+export {
+  type IdpAlternativeIndex,
+  idpAlternativeIndexes,
+  idpAlternativeKeys,
+  MAX_IDP_ALTERNATIVES,
+} from './model/idp-alternatives.js';
 export { type SamlIssue, summarizeIssues } from './model/issues.js';
 export { type ParsedProperties, parseProperties, parsePropertyKeyList } from './model/parse-properties.js';
 export {
@@ -89,6 +95,8 @@ export {
   type SqliteSamlPropertyStoreOptions,
   sqliteSamlPropertyStoreOptionsSchema,
 } from './store/sqlite-property-store.js';
+export type { NodeSamlConfig } from './toolkits/node-saml-config.js';
+export { type ToNodeSamlConfigOptions, toNodeSamlConfig } from './toolkits/to-node-saml-config.js';
 export {
   type ValidateOptions,
   type ValidationReport,

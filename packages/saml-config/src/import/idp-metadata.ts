@@ -1,5 +1,10 @@
 import { type CanonicalCertificate, readCertificate } from '../certificates/pem.js';
 import { SamlConfigError } from '../errors.js';
+import {
+  type IdpAlternativeIndex,
+  idpAlternativeKeys,
+  MAX_IDP_ALTERNATIVES,
+} from '../model/idp-alternatives.js';
 import type { SamlIssue } from '../model/issues.js';
 import { nameIdFormats, samlBindings } from '../model/property-definitions.js';
 import type { XmlNode } from './xml-document.js';
@@ -112,35 +117,78 @@ function certificatesOf(descriptor: XmlNode, use: 'signing' | 'encryption'): str
     .filter((value): value is string => value !== undefined && value.trim() !== '');
 }
 
-/** Picks the currently valid certificate that lasts longest; the others become a warning. */
-function chooseCertificate(texts: string[], now: Date, warnings: SamlIssue[]): string | undefined {
+/** The distinct readable certificates of `texts`, in document order. */
+function distinctCertificates(texts: string[]): CanonicalCertificate[] {
   const byPem = new Map<string, CanonicalCertificate>();
   for (const value of texts) {
     const result = readCertificate(value);
     if (result.ok && !byPem.has(result.pem)) byPem.set(result.pem, result);
   }
-  const parsed = [...byPem.values()];
-  if (parsed.length === 0) return texts[0];
+  return [...byPem.values()];
+}
+
+function refusePastLimit(count: number, what: string): void {
+  if (count > MAX_IDP_ALTERNATIVES) {
+    throw new SamlConfigError(
+      'invalid_metadata',
+      `expected at most ${MAX_IDP_ALTERNATIVES + 1} ${what} (one chosen, ${MAX_IDP_ALTERNATIVES} alternatives) but the metadata lists ${count + 1}`,
+    );
+  }
+}
+
+/**
+ * Keeps the currently valid certificate that lasts longest in `idp.x509cert` and every other distinct
+ * one, in document order, in `idp.x509certMulti.signing.N`; a warning says which went where.
+ */
+function mapCertificates(
+  texts: string[],
+  now: Date,
+  values: Record<string, string | boolean>,
+  warnings: SamlIssue[],
+): void {
+  const parsed = distinctCertificates(texts);
+  if (parsed.length === 0) {
+    if (texts[0] !== undefined) values['idp.x509cert'] = texts[0];
+    return;
+  }
   const valid = parsed.filter(
     (item) => new Date(item.certificate.validFrom) <= now && new Date(item.certificate.validTo) >= now,
   );
   const pool = valid.length > 0 ? valid : parsed;
   const chosen = [...pool].sort(
     (a, b) => new Date(b.certificate.validTo).getTime() - new Date(a.certificate.validTo).getTime(),
-  )[0];
+  )[0] as CanonicalCertificate;
+  values['idp.x509cert'] = chosen.pem;
   const others = parsed.filter((item) => item !== chosen);
-  if (chosen !== undefined && others.length > 0) {
+  refusePastLimit(others.length, 'signing certificates');
+  others.forEach((item, index) => {
+    values[idpAlternativeKeys(index as IdpAlternativeIndex).certificate] = item.pem;
+  });
+  if (others.length > 0) {
     warnings.push({
       code: 'idp_cert_alternatives',
       key: 'idp.x509cert',
-      message: `the metadata lists ${parsed.length} signing certificates; kept the one valid until ${new Date(chosen.certificate.validTo).toISOString()}, ignored ${others.map((item) => item.certificate.fingerprint256).join(', ')}`,
+      message: `the metadata lists ${parsed.length} signing certificates; idp.x509cert holds the one valid until ${new Date(chosen.certificate.validTo).toISOString()}, idp.x509certMulti.signing.0 to .${others.length - 1} hold ${others.map((item) => item.certificate.fingerprint256).join(', ')}`,
     });
   }
-  return chosen?.pem;
+}
+
+/** The endpoints other than `chosen` that have both a Binding and a Location, without repeats. */
+function otherEndpoints(endpoints: XmlNode[], chosen: XmlNode): XmlNode[] {
+  const seen = new Set([`${attribute(chosen, 'Binding')} ${attribute(chosen, 'Location')}`]);
+  return endpoints.filter((endpoint) => {
+    const binding = attribute(endpoint, 'Binding');
+    const location = attribute(endpoint, 'Location');
+    const identity = `${binding} ${location}`;
+    if (binding === undefined || location === undefined || seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
 }
 
 function mapEndpoints(descriptor: XmlNode, values: Record<string, string | boolean>): void {
-  const sso = preferredEndpoint(asNodes(descriptor.SingleSignOnService));
+  const ssoEndpoints = asNodes(descriptor.SingleSignOnService);
+  const sso = preferredEndpoint(ssoEndpoints);
   if (sso === undefined || attribute(sso, 'Location') === undefined) {
     throw new SamlConfigError(
       'invalid_metadata',
@@ -149,13 +197,29 @@ function mapEndpoints(descriptor: XmlNode, values: Record<string, string | boole
   }
   values['idp.single_sign_on_service.url'] = attribute(sso, 'Location') ?? '';
   values['idp.single_sign_on_service.binding'] = attribute(sso, 'Binding') ?? '';
-  const slo = preferredEndpoint(asNodes(descriptor.SingleLogoutService));
-  if (slo !== undefined) {
-    values['idp.single_logout_service.url'] = attribute(slo, 'Location') ?? '';
-    values['idp.single_logout_service.binding'] = attribute(slo, 'Binding') ?? '';
-    const responseLocation = attribute(slo, 'ResponseLocation');
-    if (responseLocation !== undefined) values['idp.single_logout_service.response.url'] = responseLocation;
-  }
+  const otherSso = otherEndpoints(ssoEndpoints, sso);
+  refusePastLimit(otherSso.length, 'SingleSignOnService endpoints');
+  otherSso.forEach((endpoint, index) => {
+    const keys = idpAlternativeKeys(index as IdpAlternativeIndex);
+    values[keys.ssoUrl] = attribute(endpoint, 'Location') ?? '';
+    values[keys.ssoBinding] = attribute(endpoint, 'Binding') ?? '';
+  });
+  const sloEndpoints = asNodes(descriptor.SingleLogoutService);
+  const slo = preferredEndpoint(sloEndpoints);
+  if (slo === undefined) return;
+  values['idp.single_logout_service.url'] = attribute(slo, 'Location') ?? '';
+  values['idp.single_logout_service.binding'] = attribute(slo, 'Binding') ?? '';
+  const responseLocation = attribute(slo, 'ResponseLocation');
+  if (responseLocation !== undefined) values['idp.single_logout_service.response.url'] = responseLocation;
+  const otherSlo = otherEndpoints(sloEndpoints, slo);
+  refusePastLimit(otherSlo.length, 'SingleLogoutService endpoints');
+  otherSlo.forEach((endpoint, index) => {
+    const keys = idpAlternativeKeys(index as IdpAlternativeIndex);
+    values[keys.sloUrl] = attribute(endpoint, 'Location') ?? '';
+    values[keys.sloBinding] = attribute(endpoint, 'Binding') ?? '';
+    const response = attribute(endpoint, 'ResponseLocation');
+    if (response !== undefined) values[keys.sloResponseUrl] = response;
+  });
 }
 
 function mapNameIdFormat(
@@ -179,9 +243,11 @@ function mapNameIdFormat(
 
 /**
  * Maps IdP metadata (reference §5): entityID, SSO and SLO endpoints (HTTP-Redirect preferred, then
- * HTTP-POST), the signing certificate (a valid one lasting longest), emailAddress NameID format when
+ * HTTP-POST, in the spec keys; every other endpoint in `idp.single_sign_on_service.N.*` /
+ * `idp.single_logout_service.N.*`), the signing certificates (a valid one lasting longest in
+ * `idp.x509cert`, the others in `idp.x509certMulti.signing.N`), emailAddress NameID format when
  * offered, and `WantAuthnRequestsSigned`. Expired metadata and ambiguous documents are refused.
- * @throws SamlConfigError `invalid_metadata`
+ * @throws SamlConfigError `invalid_metadata`, also when more than ten alternatives of one kind are listed
  */
 export function mapIdpMetadata(
   root: XmlNode,
@@ -195,12 +261,12 @@ export function mapIdpMetadata(
   values['idp.entityid'] = attribute(entity, 'entityID') ?? '';
   mapEndpoints(descriptor, values);
   const signing = certificatesOf(descriptor, 'signing');
-  const certificate = chooseCertificate(
+  mapCertificates(
     signing.length > 0 ? signing : certificatesOf(descriptor, 'encryption'),
     options.now,
+    values,
     warnings,
   );
-  if (certificate !== undefined) values['idp.x509cert'] = certificate;
   mapNameIdFormat(descriptor, values, warnings);
   if (attribute(descriptor, 'WantAuthnRequestsSigned') === 'true')
     values['security.authnrequest_signed'] = true;

@@ -98,7 +98,7 @@ describe('readDocument: XML attacks (reference §7)', () => {
 });
 
 describe('readDocument: IdP metadata (reference §5)', () => {
-  it('maps entityID, the HTTP-Redirect SSO endpoint, SLO, the signing certificate and the emailAddress format', async () => {
+  it('maps entityID, the HTTP-Redirect SSO endpoint (HTTP-POST as alternative 0), SLO, the signing certificate and the emailAddress format', async () => {
     const { certificatePem } = await testCertificate();
     const xml = idpMetadata({
       certificates: [certificatePem],
@@ -113,6 +113,8 @@ describe('readDocument: IdP metadata (reference §5)', () => {
       'idp.entityid': 'https://idp.example.org/saml/metadata',
       'idp.single_sign_on_service.url': 'https://idp.example.org/sso/http-redirect?a=1&b=2',
       'idp.single_sign_on_service.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
+      'idp.single_sign_on_service.0.url': 'https://idp.example.org/sso/http-post?a=1&b=2',
+      'idp.single_sign_on_service.0.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
       'idp.single_logout_service.url': 'https://idp.example.org/slo',
       'idp.single_logout_service.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect',
       'idp.single_logout_service.response.url': 'https://idp.example.org/slo-response',
@@ -141,7 +143,7 @@ describe('readDocument: IdP metadata (reference §5)', () => {
     expect(read.warnings.map((warning) => warning.code)).toEqual(['nameidformat_not_offered']);
   });
 
-  it('keeps the valid certificate that lasts longest when several are listed, and warns about the others', async () => {
+  it('keeps the valid certificate that lasts longest when several are listed, the others as alternatives in document order', async () => {
     const expired = await testCertificate({ issuedDaysAgo: 400, days: 30 });
     const shorter = await testCertificate({ days: 100 });
     const longer = await testCertificate({ days: 700 });
@@ -150,6 +152,9 @@ describe('readDocument: IdP metadata (reference §5)', () => {
       options,
     );
     expect(read.parsed.properties['idp.x509cert']).toBe(longer.certificatePem);
+    expect(read.parsed.properties['idp.x509certMulti.signing.0']).toBe(expired.certificatePem);
+    expect(read.parsed.properties['idp.x509certMulti.signing.1']).toBe(shorter.certificatePem);
+    expect(read.parsed.properties['idp.x509certMulti.signing.2']).toBeUndefined();
     expect(read.warnings.map((warning) => warning.code)).toEqual(['idp_cert_alternatives']);
   });
 

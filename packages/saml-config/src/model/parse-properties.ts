@@ -1,4 +1,5 @@
 import { SamlConfigError } from '../errors.js';
+import { describeIndexPastLimit } from './idp-alternatives.js';
 import { quoteValue, type SamlIssue } from './issues.js';
 import {
   isSamlPropertyKey,
@@ -34,6 +35,8 @@ function readBoolean(value: unknown): boolean | undefined {
 }
 
 function unknownKeyIssue(key: string): SamlIssue {
+  const pastLimit = describeIndexPastLimit(key);
+  if (pastLimit !== undefined) return { code: 'too_many_alternatives', key, message: pastLimit };
   return {
     code: 'unknown_key',
     key,
@@ -88,7 +91,8 @@ function readValue(key: SamlPropertyKey, raw: unknown): ValueOutcome {
 
 /**
  * Reads an untrusted flat property map (a parsed JSON body or SAMLProperties XML). Unknown keys
- * (including `__proto__` and `constructor`) and malformed values become issues; nothing is thrown
+ * (including `__proto__` and `constructor`; `too_many_alternatives` for an indexed IdP key past
+ * index 9) and malformed values become issues; nothing is thrown
  * for them, so validation can report every problem at once. Past 100 unknown keys, one last
  * `unknown_key` issue without a key counts the others.
  * @throws SamlConfigError `invalid_properties` when `input` is not an object

@@ -1,3 +1,5 @@
+import { idpAlternativeDefinitions } from './idp-alternatives.js';
+
 /** How a property's value is read and checked. */
 export type SamlPropertyKind =
   | 'entity-id'
@@ -27,11 +29,8 @@ const BOOLEAN = { kind: 'boolean', invalidCode: 'boolean_invalid' } as const;
 const TEXT = { kind: 'text', invalidCode: 'text_invalid' } as const;
 const EMAIL = { kind: 'email', invalidCode: 'contact_email_invalid' } as const;
 
-/**
- * Every property the API knows, in the order of the specification. Keys contain dots and are used
- * literally; any other key is refused with `unknown_key`.
- */
-export const samlPropertyDefinitions = {
+/** The properties of the specification plus java-saml's `security.digest_algorithm`, in spec order. */
+const specPropertyDefinitions = {
   'sp.entityid': { kind: 'entity-id', invalidCode: 'sp_entityId_invalid' },
   'sp.assertion_consumer_service.url': { kind: 'url', invalidCode: 'sp_acs_url_invalid' },
   'idp.entityid': { kind: 'entity-id', invalidCode: 'idp_entityId_invalid' },
@@ -73,6 +72,13 @@ export const samlPropertyDefinitions = {
   'contacts.support.given_name': TEXT,
   'contacts.support.email_address': EMAIL,
 } as const satisfies Record<string, SamlPropertyDefinition>;
+
+/**
+ * Every property the API knows: the specification's, in its order, then the indexed IdP alternatives
+ * (`idp.x509certMulti.signing.N`, `idp.single_sign_on_service.N.url`... see `idpAlternativeDefinitions`).
+ * Keys contain dots and are used literally; any other key is refused with `unknown_key`.
+ */
+export const samlPropertyDefinitions = { ...specPropertyDefinitions, ...idpAlternativeDefinitions };
 
 /** The name of one SAML property, such as `sp.entityid`. */
 export type SamlPropertyKey = keyof typeof samlPropertyDefinitions;

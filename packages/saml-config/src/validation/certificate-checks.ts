@@ -5,6 +5,7 @@ import {
   summarizeCertificate,
 } from '../certificates/inspect.js';
 import { readCertificate, readPrivateKey } from '../certificates/pem.js';
+import { idpAlternativeIndexes, idpAlternativeKeys } from '../model/idp-alternatives.js';
 import type { SamlIssue } from '../model/issues.js';
 import type { SamlProperties } from '../model/property-definitions.js';
 
@@ -12,20 +13,30 @@ import type { SamlProperties } from '../model/property-definitions.js';
 export interface CertificateFindings {
   errors: SamlIssue[];
   warnings: SamlIssue[];
-  certificates: { sp?: CertificateSummary; idp?: CertificateSummary };
+  certificates: {
+    sp?: CertificateSummary;
+    idp?: CertificateSummary;
+    /** The alternative IdP signing certificates, by property name (`idp.x509certMulti.signing.0`). */
+    idpAlternatives?: Record<string, CertificateSummary>;
+  };
 }
 
 /** Smallest RSA modulus considered safe for SAML signing today. */
 const MIN_RSA_BITS = 2048;
 
+/** Which certificate a finding is about: the code prefix, the property and the words naming it. */
+interface CertificateSlot {
+  side: 'sp' | 'idp';
+  key: string;
+  label: string;
+}
+
 function windowWarnings(
-  side: 'sp' | 'idp',
+  { side, key, label }: CertificateSlot,
   summary: CertificateSummary,
   now: Date,
   expiryWarningDays: number,
 ): SamlIssue[] {
-  const key = `${side}.x509cert`;
-  const label = side === 'sp' ? 'SP' : 'IdP';
   if (new Date(summary.notBefore) > now) {
     return [
       {
@@ -56,9 +67,7 @@ function windowWarnings(
   return [];
 }
 
-function strengthWarnings(side: 'sp' | 'idp', summary: CertificateSummary): SamlIssue[] {
-  const key = `${side}.x509cert`;
-  const label = side === 'sp' ? 'SP' : 'IdP';
+function strengthWarnings({ side, key, label }: CertificateSlot, summary: CertificateSummary): SamlIssue[] {
   const warnings: SamlIssue[] = [];
   if (summary.publicKeyBits !== undefined && summary.publicKeyBits < MIN_RSA_BITS) {
     warnings.push({
@@ -104,9 +113,29 @@ function spPairErrors(certificate: X509Certificate | undefined, keyPem: string |
   return errors;
 }
 
+function slots(properties: SamlProperties): [CertificateSlot, string | undefined][] {
+  const alternatives = idpAlternativeIndexes.map((index): [CertificateSlot, string | undefined] => {
+    const key = idpAlternativeKeys(index).certificate;
+    return [{ side: 'idp', key, label: `alternative IdP (${key})` }, properties[key]];
+  });
+  return [
+    [{ side: 'sp', key: 'sp.x509cert', label: 'SP' }, properties['sp.x509cert']],
+    [{ side: 'idp', key: 'idp.x509cert', label: 'IdP' }, properties['idp.x509cert']],
+    ...alternatives,
+  ];
+}
+
+function record(findings: CertificateFindings, slot: CertificateSlot, summary: CertificateSummary): void {
+  if (slot.key === 'sp.x509cert') findings.certificates.sp = summary;
+  else if (slot.key === 'idp.x509cert') findings.certificates.idp = summary;
+  else
+    findings.certificates.idpAlternatives = { ...findings.certificates.idpAlternatives, [slot.key]: summary };
+}
+
 /**
- * Checks both certificates: validity window relative to `now`, expiry within `expiryWarningDays`,
- * RSA key size, SHA-1 signatures, and whether `sp.privatekey` belongs to `sp.x509cert`.
+ * Checks every certificate (SP, IdP and the alternative IdP signing certificates): validity window
+ * relative to `now`, expiry within `expiryWarningDays`, RSA key size, SHA-1 signatures, and whether
+ * `sp.privatekey` belongs to `sp.x509cert`.
  */
 export function checkCertificates(
   properties: SamlProperties,
@@ -114,19 +143,16 @@ export function checkCertificates(
   expiryWarningDays: number,
 ): CertificateFindings {
   const findings: CertificateFindings = { errors: [], warnings: [], certificates: {} };
-  const sides = [
-    ['sp', parsed(properties['sp.x509cert'])],
-    ['idp', parsed(properties['idp.x509cert'])],
-  ] as const;
-  for (const [side, certificate] of sides) {
+  for (const [slot, pem] of slots(properties)) {
+    const certificate = parsed(pem);
     if (certificate === undefined) continue;
     const summary = summarizeCertificate(certificate, now);
-    findings.certificates[side] = summary;
+    record(findings, slot, summary);
     findings.warnings.push(
-      ...windowWarnings(side, summary, now, expiryWarningDays),
-      ...strengthWarnings(side, summary),
+      ...windowWarnings(slot, summary, now, expiryWarningDays),
+      ...strengthWarnings(slot, summary),
     );
   }
-  findings.errors.push(...spPairErrors(sides[0][1], properties['sp.privatekey']));
+  findings.errors.push(...spPairErrors(parsed(properties['sp.x509cert']), properties['sp.privatekey']));
   return findings;
 }

@@ -155,3 +155,43 @@ describe('validateProperties', () => {
     ]);
   });
 });
+
+describe('validateProperties: alternative IdP certificates and endpoints', () => {
+  it('summarises each alternative certificate and warns about an expired one under its own key', async () => {
+    const expired = await testCertificate({ issuedDaysAgo: 400, days: 30 });
+    const next = await testCertificate({ commonName: 'idp-next.example.org' });
+    const report = validate({
+      ...(await complete()),
+      'idp.x509certMulti.signing.0': next.certificatePem,
+      'idp.x509certMulti.signing.1': expired.certificatePem,
+    });
+    expect(report.errors).toEqual([]);
+    expect(report.certificates.idpAlternatives?.['idp.x509certMulti.signing.0']?.subject).toBe(
+      'CN=idp-next.example.org',
+    );
+    expect(report.warnings).toEqual([
+      expect.objectContaining({ code: 'idp_cert_expired', key: 'idp.x509certMulti.signing.1' }),
+    ]);
+    expect(report.warnings[0]?.message).toContain(
+      'alternative IdP (idp.x509certMulti.signing.1) certificate',
+    );
+  });
+
+  it('refuses an alternative endpoint missing its binding or URL, and warns about plain http', async () => {
+    const report = validate({
+      ...(await complete()),
+      'idp.single_sign_on_service.0.url': 'http://idp.example.org/sso-post',
+      'idp.single_logout_service.1.binding': 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
+      'idp.single_logout_service.2.response.url': 'https://idp.example.org/slo-response',
+    });
+    expect(report.ok).toBe(false);
+    expect(report.errors.map((issue) => [issue.code, issue.key])).toEqual([
+      ['idp_endpoint_incomplete', 'idp.single_sign_on_service.0.binding'],
+      ['idp_endpoint_incomplete', 'idp.single_logout_service.1.url'],
+      ['idp_endpoint_incomplete', 'idp.single_logout_service.2.url'],
+    ]);
+    expect(report.warnings.map((issue) => [issue.code, issue.key])).toEqual([
+      ['insecure_url', 'idp.single_sign_on_service.0.url'],
+    ]);
+  });
+});

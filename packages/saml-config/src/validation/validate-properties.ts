@@ -1,4 +1,3 @@
-import type { CertificateSummary } from '../certificates/inspect.js';
 import type { SamlIssue } from '../model/issues.js';
 import {
   digestAlgorithms,
@@ -8,7 +7,8 @@ import {
   samlBindings,
   signatureAlgorithms,
 } from '../model/property-definitions.js';
-import { checkCertificates } from './certificate-checks.js';
+import { alternativeEndpointErrors, alternativeUrlWarnings } from './alternative-checks.js';
+import { type CertificateFindings, checkCertificates } from './certificate-checks.js';
 
 /** The outcome of validating a configuration. */
 export interface ValidationReport {
@@ -18,8 +18,8 @@ export interface ValidationReport {
   errors: SamlIssue[];
   /** Risky but usable settings (expiring certificates, SHA-1, plain http, ...). */
   warnings: SamlIssue[];
-  /** Facts about the SP and IdP certificates, including when each expires. */
-  certificates: { sp?: CertificateSummary; idp?: CertificateSummary };
+  /** Facts about the SP, IdP and alternative IdP certificates, including when each expires. */
+  certificates: CertificateFindings['certificates'];
 }
 
 /** Options of {@link validateProperties}. */
@@ -203,11 +203,13 @@ export function validateProperties(properties: SamlProperties, options: Validate
     ...(options.parseIssues ?? []),
     ...(spSide ? spErrors(properties) : []),
     ...idpErrors(properties),
+    ...alternativeEndpointErrors(properties),
     ...certificates.errors,
   ];
   const warnings = [
     ...(spSide ? spPairWarning(properties) : []),
     ...settingWarnings(properties),
+    ...alternativeUrlWarnings(properties),
     ...certificates.warnings,
   ];
   return { ok: errors.length === 0, errors, warnings, certificates: certificates.certificates };

@@ -8,6 +8,8 @@ export interface IdpFixture {
   ssoBindings?: string[];
   sloLocation?: string;
   sloResponseLocation?: string;
+  /** Bindings of the SingleLogoutService elements (default HTTP-Redirect only); each after the first gets `<sloLocation>/<binding>`. */
+  sloBindings?: string[];
   nameIdFormats?: string[];
   validUntil?: string;
   wantAuthnRequestsSigned?: boolean;
@@ -35,10 +37,18 @@ export function entityDescriptor(fixture: IdpFixture = {}): string {
         `<md:SingleSignOnService Binding="${BINDING}${binding}" Location="https://idp.example.org/sso/${binding.toLowerCase()}?a=1&amp;b=2"/>`,
     )
     .join('');
+  const responseLocation = fixture.sloResponseLocation
+    ? ` ResponseLocation="${fixture.sloResponseLocation}"`
+    : '';
   const slo =
     fixture.sloLocation === undefined
       ? ''
-      : `<md:SingleLogoutService Binding="${BINDING}HTTP-Redirect" Location="${fixture.sloLocation}"${fixture.sloResponseLocation ? ` ResponseLocation="${fixture.sloResponseLocation}"` : ''}/>`;
+      : (fixture.sloBindings ?? ['HTTP-Redirect'])
+          .map(
+            (binding, index) =>
+              `<md:SingleLogoutService Binding="${BINDING}${binding}" Location="${fixture.sloLocation}${index === 0 ? '' : `/${binding.toLowerCase()}`}"${index === 0 ? responseLocation : ''}/>`,
+          )
+          .join('');
   const formats = (
     fixture.nameIdFormats ?? [
       'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',

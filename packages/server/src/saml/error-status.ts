@@ -22,6 +22,7 @@ export const samlErrorStatus: Record<SamlConfigErrorCode, number> = {
   fetch_timeout: 400,
   store_failed: 503,
   invalid_options: 500,
+  not_mappable: 400,
 };
 
 /** Maps {@link SamlConfigError}s to statuses; a 503 says to retry after 5 seconds. */

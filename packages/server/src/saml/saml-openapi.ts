@@ -2,6 +2,7 @@ import {
   digestAlgorithms,
   MAX_CERTIFICATE_DAYS,
   type SamlPropertyKey,
+  samlBindings,
   samlPropertyDefinitions,
   samlPropertyKeys,
   signatureAlgorithms,
@@ -69,8 +70,24 @@ const documentBody = {
   },
 };
 
-/** The closed value sets worth listing in the schema (the algorithm URIs), with their defaults. */
+const INDEXED_KEY = /\.\d+(\.|$)/;
+
+/** What the indexed IdP keys hold, said once in the schema of each. */
+function alternativeDescription(key: SamlPropertyKey): string | undefined {
+  if (!INDEXED_KEY.test(key)) return undefined;
+  return key.startsWith('idp.x509certMulti.')
+    ? 'Another IdP signing certificate (PEM) trusted beside idp.x509cert, index 0 to 9; checked like idp.x509cert.'
+    : 'Another IdP endpoint offered by the metadata beside the unindexed key, index 0 to 9; url and binding go together.';
+}
+
+/** The closed value sets worth listing in the schema (the algorithm and binding URIs), with their defaults. */
 function propertySchema(key: SamlPropertyKey): Record<string, unknown> {
+  const description = alternativeDescription(key);
+  const schema = valueSchema(key);
+  return description === undefined ? schema : { ...schema, description };
+}
+
+function valueSchema(key: SamlPropertyKey): Record<string, unknown> {
   switch (samlPropertyDefinitions[key].kind) {
     case 'boolean':
       return { type: 'boolean' };
@@ -82,6 +99,8 @@ function propertySchema(key: SamlPropertyKey): Record<string, unknown> {
       };
     case 'digest-algorithm':
       return { type: 'string', enum: Object.values(digestAlgorithms), default: digestAlgorithms.sha256 };
+    case 'binding':
+      return { type: 'string', enum: Object.values(samlBindings) };
     default:
       return { type: 'string' };
   }
