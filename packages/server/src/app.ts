@@ -8,6 +8,7 @@ import { createChatFeature } from './chat/chat-feature.js';
 import type { ServerConfig } from './config.js';
 import type { FeatureContext, ServerFeature } from './feature.js';
 import { createEventLoopHealthCheck } from './health/event-loop-health.js';
+import { healthOpenApi } from './health/health-openapi.js';
 import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
@@ -92,9 +93,13 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   app.use('/health', createHealthRouter(checks));
   const document = buildOpenApiDocument(
     serverVersion,
-    features.flatMap((feature) =>
-      feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
-    ),
+    [
+      { basePath: '/', fragment: healthOpenApi },
+      ...features.flatMap((feature) =>
+        feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
+      ),
+    ],
+    { publicUrl: config.publicUrl },
   );
   // A media node serves its health and nothing else.
   if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
