@@ -77,7 +77,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   answerPlainJson(app);
-  useRequestLogging(app, logger);
+  useRequestLogging(app, logger, config.requestLogLevel);
   // Health and docs sit under their own paths, so other requests skip them after one path test.
   const eventLoop = createEventLoopHealthCheck();
   const checks = [...features.flatMap((feature) => feature.health ?? []), eventLoop];

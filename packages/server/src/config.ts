@@ -261,6 +261,8 @@ export const environmentSchema = z.object({
   PUBLIC_URL: urlWith(['http', 'https']),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Level of the line each successful request (2xx, 3xx) logs; `debug` leaves them out at the default level. */
+  LOG_REQUEST_LEVEL: z.enum(['info', 'debug', 'trace']).default('info'),
   /** Time in-flight requests get to finish after SIGTERM, in milliseconds. */
   SHUTDOWN_TIMEOUT_MS: integer(0).default(10_000),
   /** Serve the interactive API docs at /docs. */
@@ -349,6 +351,7 @@ export interface ServerConfig {
   /** `/metrics` without an admin token. */
   metricsPublic: boolean;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
+  requestLogLevel: z.infer<typeof environmentSchema>['LOG_REQUEST_LEVEL'];
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
 }
@@ -488,6 +491,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     trustProxy: values.TRUST_PROXY,
     metricsPublic: values.METRICS_PUBLIC,
     logLevel: values.LOG_LEVEL,
+    requestLogLevel: values.LOG_REQUEST_LEVEL,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,
     docsEnabled: values.DOCS_ENABLED,
   };

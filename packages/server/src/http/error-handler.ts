@@ -19,6 +19,14 @@ export function createErrorHandler(format: ErrorBodyFormat = detailBody): ErrorR
       return;
     }
     const mapped = mapError(error);
+    // For the request's log line: the mapped reason, or the unexpected error's own message.
+    response.locals.failure = {
+      message:
+        mapped.status >= 500 && mapped.code === undefined && error instanceof Error
+          ? error.message
+          : mapped.message,
+      ...(mapped.code ? { code: mapped.code } : {}),
+    };
     if (mapped.status >= 500 && mapped.code === undefined) {
       request.log?.error({ err: error }, 'unexpected error while handling the request');
     } else {

@@ -4,6 +4,10 @@ import type { Level, Logger } from 'pino';
 
 declare global {
   namespace Express {
+    interface Locals {
+      /** Set by the error handler: why a request failed, for its log line. */
+      failure?: { message: string; code?: string | undefined };
+    }
     interface Request {
       /** Set by {@link useRequestLogging}: the request id, also sent back as `X-Request-Id`. */
       id?: string;
@@ -29,19 +33,40 @@ function requestBinding(request: Request) {
   return { id: request.id, method: request.method, url: request.originalUrl ?? request.url };
 }
 
-/** Server errors log at error, refused requests at info, the rest at debug. */
-function levelOf(statusCode: number): Level {
-  return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'info' : 'debug';
+/** Server errors log at error, refused requests at info, the rest at `successLevel`. */
+function levelOf(statusCode: number, successLevel: Level): Level {
+  return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'info' : successLevel;
 }
 
-function logCompletion(logger: Logger, request: Request, response: Response, startedAt: number): void {
+/** The authenticated user of a request, when a route authenticated one. */
+function userIdOf(response: Response): string | undefined {
+  return response.locals.actor?.userId ?? response.locals.principal?.userId;
+}
+
+function logCompletion(
+  logger: Logger,
+  request: Request,
+  response: Response,
+  startedAt: number,
+  successLevel: Level,
+): void {
   const { statusCode } = response;
-  const level = levelOf(statusCode);
+  const level = levelOf(statusCode, successLevel);
   if (!logger.isLevelEnabled(level)) return;
-  const fields = { res: { statusCode }, responseTime: Date.now() - startedAt };
+  const userId = userIdOf(response);
+  const fields = {
+    res: { statusCode },
+    responseTime: Date.now() - startedAt,
+    client: request.ip ?? request.socket.remoteAddress,
+    ...(userId ? { userId } : {}),
+  };
   const log = request.log ?? logger;
   if (statusCode >= 500) {
-    log[level]({ ...fields, err: new Error(`failed with status code ${statusCode}`) }, 'request errored');
+    // The cause, as the error handler found it: a 503 for a missing LibreOffice says so here.
+    log[level](
+      { ...fields, cause: response.locals.failure ?? { message: 'no error was reported' } },
+      'request errored',
+    );
     return;
   }
   const completed = !request.readableAborted && response.writableEnded;
@@ -51,10 +76,12 @@ function logCompletion(logger: Logger, request: Request, response: Response, sta
 /**
  * Gives every request of `app` an id (the caller's `X-Request-Id` when it is a token of at most 128
  * word characters, dots and dashes, else a UUID) sent back as `X-Request-Id`, a lazily made
- * `request.log`, and one line when the response is done: server errors at error, 4xx at info,
- * the rest at debug. A line below the logger's level costs a level check, nothing more.
+ * `request.log`, and one line when the response is done, with the client address (as
+ * `trust proxy` reads it) and the user when one authenticated: server errors at error with their
+ * cause, 4xx at info, the rest at `successLevel` (info). A line below the logger's level costs a
+ * level check, nothing more.
  */
-export function useRequestLogging(app: ExpressApp, logger: Logger): void {
+export function useRequestLogging(app: ExpressApp, logger: Logger, successLevel: Level = 'info'): void {
   // On the app's request prototype, so the child logger is only made for requests that log.
   Object.defineProperty(app.request, 'log', {
     configurable: true,
@@ -72,7 +99,7 @@ export function useRequestLogging(app: ExpressApp, logger: Logger): void {
     request.id = id;
     response.setHeader('X-Request-Id', id);
     const startedAt = Date.now();
-    response.once('close', () => logCompletion(logger, request, response, startedAt));
+    response.once('close', () => logCompletion(logger, request, response, startedAt, successLevel));
     next();
   };
   app.use(middleware);

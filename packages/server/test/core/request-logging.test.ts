@@ -46,7 +46,7 @@ afterEach(async () => {
 });
 
 /** A server on a random port whose log lines (at `level`) are collected as parsed JSON. */
-async function serverLoggingAt(level: string) {
+async function serverLoggingAt(level: string, env: Record<string, string> = {}) {
   const entries: LogEntry[] = [];
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -58,6 +58,7 @@ async function serverLoggingAt(level: string) {
     AUTH_JWT_SECRET: testJwtSecret,
     DATA_DIR: '/tmp/collab-logging-test',
     DOCS_ENABLED: 'false',
+    ...env,
   });
   const app = await createApp({
     config,
@@ -102,21 +103,22 @@ describe('request ids', () => {
 });
 
 describe('request log lines', () => {
-  it('log a successful request at debug with its id, method, url, status and time', async () => {
-    const { url, linesFor } = await serverLoggingAt('debug');
+  it('log a successful request at info with its id, method, url, status, time and client address', async () => {
+    const { url, linesFor } = await serverLoggingAt('info');
     const response = await fetch(`${url}/probe/fine?x=1`);
     const [line] = await linesFor(response.headers.get('x-request-id'), 1);
     expect(line).toMatchObject({
-      level: levels.debug,
+      level: levels.info,
       msg: 'request completed',
       req: { method: 'GET', url: '/probe/fine?x=1' },
       res: { statusCode: 200 },
+      client: expect.stringMatching(/127\.0\.0\.1$/),
     });
     expect(line?.responseTime).toBeGreaterThanOrEqual(0);
   });
 
-  it('leave successful requests out at info, but log refused ones at info', async () => {
-    const { url, entries, linesFor } = await serverLoggingAt('info');
+  it('leave successful requests out at info with LOG_REQUEST_LEVEL=debug, but log refused ones at info', async () => {
+    const { url, entries, linesFor } = await serverLoggingAt('info', { LOG_REQUEST_LEVEL: 'debug' });
     const fine = await fetch(`${url}/probe/fine`);
     const refused = await fetch(`${url}/probe/refused`);
     expect(refused.status).toBe(409);
@@ -125,7 +127,16 @@ describe('request log lines', () => {
     expect(entries.filter((entry) => entry.req?.id === fine.headers.get('x-request-id'))).toEqual([]);
   });
 
-  it('log a server error at error, after the error handler line with the same request id', async () => {
+  it('take the client address from X-Forwarded-For only from a trusted proxy', async () => {
+    const trusting = await serverLoggingAt('info', { TRUST_PROXY: 'loopback' });
+    const response = await fetch(`${trusting.url}/probe/fine`, {
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
+    const [line] = await trusting.linesFor(response.headers.get('x-request-id'), 1);
+    expect(line).toMatchObject({ client: '198.51.100.7' });
+  });
+
+  it('log a server error at error with its cause, after the error handler line with the same request id', async () => {
     const { url, linesFor } = await serverLoggingAt('error');
     const response = await fetch(`${url}/probe/boom`);
     expect(response.status).toBe(500);
@@ -134,11 +145,11 @@ describe('request log lines', () => {
       'unexpected error while handling the request',
       'request errored',
     ]);
-    expect(lines[1]).toMatchObject({
-      level: levels.error,
-      res: { statusCode: 500 },
-      err: { message: 'failed with status code 500' },
-    });
+    expect(lines[1]).toMatchObject({ level: levels.error, res: { statusCode: 500 } });
+    expect((lines[1] as unknown as { cause: { message: string } }).cause.message).not.toBe(
+      'no error was reported',
+    );
+    expect(lines[1]).not.toHaveProperty('err');
   });
 
   it('log a 404 for an unknown route at info', async () => {
