@@ -90,7 +90,14 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
       response.send(await metrics.metrics());
     });
   }
-  app.use('/health', createHealthRouter(checks));
+  const canSeeDetails = async (request: express.Request) => {
+    if (config.healthDetailsPublic) return true;
+    return authenticator.authenticate(request).then(
+      (principal) => principal.isAdmin,
+      () => false,
+    );
+  };
+  app.use('/health', createHealthRouter(checks, { canSeeDetails }));
   const document = buildOpenApiDocument(
     serverVersion,
     [

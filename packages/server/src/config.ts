@@ -255,6 +255,8 @@ export const environmentSchema = z.object({
     ),
   /** Uploads to the preview routes per client address and minute (429 with Retry-After past it); 0: no limit. */
   PREVIEW_UPLOADS_PER_MINUTE: integer(0).default(120),
+  /** Show `/health/` details to anyone; default: names and states for all, details for admin tokens. */
+  HEALTH_DETAILS_PUBLIC: booleanText.default(false),
   /** Serve `/metrics` to anyone (e.g. a scraper on a private network); default: admin tokens only. */
   METRICS_PUBLIC: booleanText.default(false),
   /** Public base URL of this server, used where absolute URLs are produced. */
@@ -350,6 +352,8 @@ export interface ServerConfig {
   trustProxy: boolean | number | string;
   /** `/metrics` without an admin token. */
   metricsPublic: boolean;
+  /** `/health/` details without an admin token. */
+  healthDetailsPublic: boolean;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   requestLogLevel: z.infer<typeof environmentSchema>['LOG_REQUEST_LEVEL'];
   shutdownTimeoutMs: number;
@@ -490,6 +494,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     publicUrl: values.PUBLIC_URL,
     trustProxy: values.TRUST_PROXY,
     metricsPublic: values.METRICS_PUBLIC,
+    healthDetailsPublic: values.HEALTH_DETAILS_PUBLIC,
     logLevel: values.LOG_LEVEL,
     requestLogLevel: values.LOG_REQUEST_LEVEL,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,

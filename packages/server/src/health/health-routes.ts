@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import type { HealthCheck, HealthStatus } from './health-check.js';
 
 /** A probe slower than this counts as not live and not ready, so a hung dependency cannot hang `/health/`. */
@@ -42,11 +42,19 @@ export async function runCheck(check: HealthCheck): Promise<DependencyReport> {
  * required), `/health/ready/` (200, or the status of the first required dependency that is not
  * ready) and `/health/live/` (200 while the process serves requests).
  */
-export function createHealthRouter(checks: HealthCheck[]): Router {
+export function createHealthRouter(
+  checks: HealthCheck[],
+  options: { canSeeDetails?: (request: Request) => Promise<boolean> } = {},
+): Router {
   const router = Router();
-  router.get('/', async (_request, response) => {
-    const dependencies = await Promise.all(checks.map(runCheck));
-    const ready = dependencies.every((dependency) => !dependency.required || dependency.ready);
+  router.get('/', async (request, response) => {
+    const [reports, detailed] = await Promise.all([
+      Promise.all(checks.map(runCheck)),
+      options.canSeeDetails ? options.canSeeDetails(request) : Promise.resolve(true),
+    ]);
+    const ready = reports.every((dependency) => !dependency.required || dependency.ready);
+    // Details (folders, process ids, pool internals, meetings) are for administrators.
+    const dependencies = detailed ? reports : reports.map(({ details: _details, ...state }) => state);
     response.json({ live: true, ready, dependencies });
   });
   router.get('/ready/', async (_request, response) => {

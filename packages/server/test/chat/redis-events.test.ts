@@ -1,7 +1,7 @@
 import { eventually, startPrivateRedis } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { healthDependency } from '../support/test-server.js';
+import { fetchHealth, healthDependency } from '../support/test-server.js';
 import { type ChatTestServer, type EventsClient, startChatServer, users } from './chat-test-support.js';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -99,7 +99,7 @@ describe('chat-events health while Redis is down', () => {
       const ready = await fetch(`${server.url}/health/ready/`);
       expect(ready.status).toBe(503);
       expect(await ready.json()).toEqual({ detail: 'the chat event bus (Redis) does not answer' });
-      const overall = (await (await fetch(`${server.url}/health/`)).json()) as { ready: boolean };
+      const overall = (await (await fetchHealth(server.url)).json()) as { ready: boolean };
       expect(overall.ready).toBe(false);
       await redis.restart();
       await eventually(async () => {

@@ -11,7 +11,7 @@ import {
   users,
 } from '../chat/chat-test-support.js';
 import { loopbackMeetingEnv } from '../meetings/meeting-test-support.js';
-import { testJwtSecret } from '../support/test-server.js';
+import { fetchHealth, testJwtSecret } from '../support/test-server.js';
 import { type ClusterNode, clusterPostgresUrl, startClusterNode } from './cluster-nodes.js';
 import { type RunningHaproxy, startHaproxy } from './haproxy.js';
 
@@ -137,7 +137,7 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
     expect(['media-1', 'media-2']).toContain(hosting);
     // The hosting media node lists the meeting in its health, and serves nothing else over HTTP.
     const hostNode = nodes.find((node) => node.name === hosting) as ClusterNode;
-    const hostHealth = (await (await fetch(`${hostNode.url}/health/`)).json()) as {
+    const hostHealth = (await (await fetchHealth(hostNode.url)).json()) as {
       dependencies: JsonObject[];
     };
     expect(hostHealth.dependencies.find((entry) => entry.name === 'media-node')?.details).toMatchObject({
@@ -197,7 +197,7 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
       reason: 'media_server_failed',
     });
     const survivor = nodes.find((node) => node.name === bob.socketNode) as ClusterNode;
-    const health = (await (await fetch(`${survivor.url}/health/`)).json()) as { dependencies: JsonObject[] };
+    const health = (await (await fetchHealth(survivor.url)).json()) as { dependencies: JsonObject[] };
     const media = health.dependencies.find((entry) => entry.name === 'meetings-media');
     expect(media?.details).toMatchObject({ placement: 'media-nodes', mediaNodes: 1 });
     expect((await bob.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);

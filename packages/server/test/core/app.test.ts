@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import type { FeatureContext, ServerFeature } from '../../src/feature.js';
 import { createErrorHandler } from '../../src/http/error-handler.js';
 import { startServer } from '../../src/start-server.js';
-import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { fetchHealth, startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
 
 function probeFeature(context: FeatureContext): ServerFeature {
   const router = Router();
@@ -57,7 +57,7 @@ describe('reference server core', () => {
   });
 
   it('GET /health/ lists every dependency with name, live, ready and required', async () => {
-    const body = (await (await fetch(`${server.url}/health/`)).json()) as {
+    const body = (await (await fetchHealth(server.url)).json()) as {
       ready: boolean;
       dependencies: unknown[];
     };
@@ -261,6 +261,35 @@ describe('request logs', () => {
       expect(text).not.toContain(token.split('.')[2]);
     } finally {
       await running.stop(1_000);
+    }
+  });
+});
+
+describe('/health/ for anonymous callers', () => {
+  it('shows names and states, and leaves details to administrators (or HEALTH_DETAILS_PUBLIC)', async () => {
+    const server = await startTestServer();
+    const open = await startTestServer({ env: { HEALTH_DETAILS_PUBLIC: 'true' } });
+    try {
+      type Health = { dependencies: { name: string; ready: boolean; details?: unknown }[] };
+      const anonymous = (await (await fetch(`${server.url}/health/`)).json()) as Health;
+      expect(anonymous.dependencies.length).toBeGreaterThan(3);
+      expect(anonymous.dependencies.every((entry) => !('details' in entry))).toBe(true);
+      expect(anonymous.dependencies.find((entry) => entry.name === 'storage')).toEqual({
+        name: 'storage',
+        required: false,
+        live: true,
+        ready: true,
+      });
+      const admin = (await (await fetchHealth(server.url)).json()) as Health;
+      expect(admin.dependencies.find((entry) => entry.name === 'storage')?.details).toMatchObject({
+        kind: 'disk',
+      });
+      const public_ = (await (await fetch(`${open.url}/health/`)).json()) as Health;
+      expect(public_.dependencies.find((entry) => entry.name === 'storage')?.details).toMatchObject({
+        kind: 'disk',
+      });
+    } finally {
+      await Promise.all([server.stop(), open.stop()]);
     }
   });
 });

@@ -9,7 +9,7 @@ import {
   sampleDocument,
 } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { fetchHealth, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, upload } from './preview-test-support.js';
 
 // One node converts for others: a server with DOCUMENT_CONVERT_ENDPOINT=true (real LibreOffice, one
@@ -101,7 +101,7 @@ describe('a server whose DOCUMENT_CONVERTER is remote', () => {
   });
 
   it('reports the remote converter in /health/', async () => {
-    const health = (await (await fetch(`${previewNode.url}/health/`)).json()) as {
+    const health = (await (await fetchHealth(previewNode.url)).json()) as {
       dependencies: { name: string; ready: boolean; details: { name: string } }[];
     };
     expect(health.dependencies).toContainEqual(

@@ -2,7 +2,7 @@ import { createInMemoryStoredFileSource } from '@collab-suite/preview-core';
 import { quadrantImage } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPreviewFeature, previewServiceFromConfig } from '../../src/preview/preview-feature.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { fetchHealth, startTestServer, type TestServer } from '../support/test-server.js';
 import { detailOf, upload } from './preview-test-support.js';
 
 describe('a full render queue', () => {
@@ -28,7 +28,7 @@ describe('a full render queue', () => {
     expect(refused.status).toBe(503);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(await detailOf(refused)).toContain('render slots');
-    const health = (await (await fetch(`${server.url}/health/`)).json()) as { dependencies: unknown[] };
+    const health = (await (await fetchHealth(server.url)).json()) as { dependencies: unknown[] };
     expect(health.dependencies).toContainEqual(
       expect.objectContaining({
         name: 'image-renderer',

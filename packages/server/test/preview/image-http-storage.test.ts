@@ -6,7 +6,7 @@ import {
   startStorageServiceDouble,
 } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { fetchHealth, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf } from './preview-test-support.js';
 
 const ref = { id: '7c6b5a49-3827-4161-a5f4-e3d2c1b0a998', version: 4, serviceType: 'files' } as const;
@@ -89,7 +89,7 @@ describe('stored files from an HTTP storage service (STORAGE_URL)', () => {
   });
 
   it('reports the storage on /health/', async () => {
-    const body = (await (await fetch(`${server.url}/health/`)).json()) as {
+    const body = (await (await fetchHealth(server.url)).json()) as {
       dependencies: { name: string; live: boolean; ready: boolean; required: boolean }[];
     };
     expect(body.dependencies).toContainEqual(
@@ -125,7 +125,7 @@ describe('an HTTP storage service that is down', () => {
   });
 
   it('reports the storage as not live on /health/ while /health/ready/ stays 200', async () => {
-    const body = (await (await fetch(`${server.url}/health/`)).json()) as {
+    const body = (await (await fetchHealth(server.url)).json()) as {
       dependencies: { name: string; live: boolean }[];
     };
     expect(body.dependencies).toContainEqual(expect.objectContaining({ name: 'storage', live: false }));

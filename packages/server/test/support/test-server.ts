@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { type CreateAppOptions, createApp, type ServerApp } from '../../src/app.js';
+import { signLocalToken } from '../../src/auth/sign-token.js';
 import { loadConfig, type ServerConfig } from '../../src/config.js';
 import type { FeatureContext, ServerFeature } from '../../src/feature.js';
 import { startServer } from '../../src/start-server.js';
@@ -69,6 +70,15 @@ export interface HealthDependency<Details> {
   details: Details;
 }
 
+/** `GET /health/` as an administrator, who sees every dependency's details. */
+export async function fetchHealth(baseUrl: string): Promise<Response> {
+  const token = await signLocalToken(testJwtSecret, {
+    userId: '00000000-0000-4000-8000-000000000001',
+    admin: true,
+  });
+  return fetch(`${baseUrl}/health/`, { headers: { authorization: `Bearer ${token}` } });
+}
+
 /**
  * The dependency `name` of the `/health/` answer of the server at `baseUrl`.
  * @throws when `/health/` lists no such dependency
@@ -77,7 +87,7 @@ export async function healthDependency<Details = Record<string, unknown>>(
   baseUrl: string,
   name: string,
 ): Promise<HealthDependency<Details>> {
-  const health = (await (await fetch(`${baseUrl}/health/`)).json()) as {
+  const health = (await (await fetchHealth(baseUrl)).json()) as {
     dependencies: HealthDependency<Details>[];
   };
   const dependency = health.dependencies.find((entry) => entry.name === name);
