@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { startServer } from './start-server.js';
