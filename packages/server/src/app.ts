@@ -45,6 +45,8 @@ export type ServerApp = Express & {
   /** Closes every feature's pools and connections. */
   close(): Promise<void>;
   readonly logger: Logger;
+  /** `/metrics` and `/health/` with every detail, without auth: for MANAGEMENT_PORT only. */
+  readonly management: express.Router;
 };
 
 /** The features of the reference server, in mounting order. */
@@ -82,13 +84,20 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   const eventLoop = createEventLoopHealthCheck();
   const checks = [...features.flatMap((feature) => feature.health ?? []), eventLoop];
   const servesApi = config.cluster.roles.includes('api');
+  // With MANAGEMENT_PORT, /metrics and the detailed /health/ live on their own port (main.ts).
+  const management = express.Router();
+  management.use('/health', createHealthRouter(checks));
   if (servesApi) {
     const metrics = createServerMetrics(app, checks);
-    const guard = config.metricsPublic ? [] : [requireAdmin(authenticator)];
-    app.get('/metrics', ...guard, async (_request, response) => {
+    const serveMetrics: express.RequestHandler = async (_request, response) => {
       response.setHeader('Content-Type', metrics.contentType);
       response.send(await metrics.metrics());
-    });
+    };
+    management.get('/metrics', serveMetrics);
+    if (config.managementPort === undefined) {
+      const guard = config.metricsPublic ? [] : [requireAdmin(authenticator)];
+      app.get('/metrics', ...guard, serveMetrics);
+    }
   }
   const canSeeDetails = async (request: express.Request) => {
     if (config.healthDetailsPublic) return true;
@@ -122,6 +131,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   let closed: Promise<void> | undefined;
   return Object.assign(app, {
     logger,
+    management,
     attach(server: Server) {
       for (const feature of features) feature.attach?.(server);
     },

@@ -255,6 +255,13 @@ export const environmentSchema = z.object({
     ),
   /** Uploads to the preview routes per client address and minute (429 with Retry-After past it); 0: no limit. */
   PREVIEW_UPLOADS_PER_MINUTE: integer(0).default(120),
+  /**
+   * A second port serving `/metrics` and `/health/` with every detail and no auth, for a private
+   * network (bound to MANAGEMENT_HOST); `/metrics` then leaves the public port.
+   */
+  MANAGEMENT_PORT: integer(0).max(65535).optional(),
+  /** Interface of MANAGEMENT_PORT. */
+  MANAGEMENT_HOST: z.string().default('127.0.0.1'),
   /** Show `/health/` details to anyone; default: names and states for all, details for admin tokens. */
   HEALTH_DETAILS_PUBLIC: booleanText.default(false),
   /** Serve `/metrics` to anyone (e.g. a scraper on a private network); default: admin tokens only. */
@@ -354,6 +361,9 @@ export interface ServerConfig {
   metricsPublic: boolean;
   /** `/health/` details without an admin token. */
   healthDetailsPublic: boolean;
+  /** Port of `/metrics` and the detailed `/health/`, when they have one of their own. */
+  managementPort: number | undefined;
+  managementHost: string;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   requestLogLevel: z.infer<typeof environmentSchema>['LOG_REQUEST_LEVEL'];
   shutdownTimeoutMs: number;
@@ -495,6 +505,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     trustProxy: values.TRUST_PROXY,
     metricsPublic: values.METRICS_PUBLIC,
     healthDetailsPublic: values.HEALTH_DETAILS_PUBLIC,
+    managementPort: values.MANAGEMENT_PORT,
+    managementHost: values.MANAGEMENT_HOST,
     logLevel: values.LOG_LEVEL,
     requestLogLevel: values.LOG_REQUEST_LEVEL,
     shutdownTimeoutMs: values.SHUTDOWN_TIMEOUT_MS,

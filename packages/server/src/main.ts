@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { startManagementServer } from './management-server.js';
 import { startServer } from './start-server.js';
 import { StartupError } from './startup-error.js';
 import { logStartupSummary } from './startup-summary.js';
@@ -18,9 +19,16 @@ async function main(): Promise<void> {
   }
   const app = await createApp({ config });
   const running = await startServer(app, { host: config.host, port: config.port });
+  const management =
+    config.managementPort === undefined
+      ? undefined
+      : await startManagementServer(app, { host: config.managementHost, port: config.managementPort });
+  if (management) {
+    app.logger.info({ host: config.managementHost, port: management.port }, 'management listening');
+  }
   const shutdown = (signal: string) => {
     app.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
-    running.stop(config.shutdownTimeoutMs).then(
+    Promise.all([running.stop(config.shutdownTimeoutMs), management?.stop()]).then(
       () => process.exit(0),
       (error: unknown) => {
         app.logger.error({ err: error }, 'error during shutdown');
