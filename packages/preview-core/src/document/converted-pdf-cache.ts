@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { StoredFileRef } from '../storage/stored-file-source.js';
 import type { DocumentType } from './document-type.js';
@@ -67,33 +68,26 @@ export function convertedPdfKey(ref: StoredFileRef, locale: string): string {
  */
 export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): ConvertedPdfCache {
   const options = convertedPdfCacheOptionsSchema.parse(input);
-  const entries = new Map<string, ConvertedPdf>();
+  const largestKept = Math.min(options.maxEntryBytes, options.maxBytes);
+  // lru-cache keeps the recency order and the byte bound; it needs a positive size, so a cache of 0
+  // bytes is no cache at all.
+  const entries =
+    options.maxBytes > 0
+      ? new LRUCache<string, ConvertedPdf>({
+          maxSize: options.maxBytes,
+          maxEntrySize: Math.max(1, largestKept),
+          sizeCalculation: (converted) => Math.max(1, converted.pdf.byteLength),
+        })
+      : undefined;
   const inFlight = new Map<string, Promise<ConvertedPdf>>();
-  let bytes = 0;
   let hits = 0;
   let misses = 0;
 
-  const store = (key: string, converted: ConvertedPdf) => {
-    if (converted.pdf.byteLength > Math.min(options.maxEntryBytes, options.maxBytes)) return;
-    const previous = entries.get(key);
-    if (previous) bytes -= previous.pdf.byteLength;
-    entries.delete(key);
-    entries.set(key, converted);
-    bytes += converted.pdf.byteLength;
-    for (const [oldestKey, oldest] of entries) {
-      if (bytes <= options.maxBytes) break;
-      entries.delete(oldestKey);
-      bytes -= oldest.pdf.byteLength;
-    }
-  };
-
   return {
     getOrConvert(key, convert) {
-      const cached = entries.get(key);
+      const cached = entries?.get(key);
       if (cached) {
         hits += 1;
-        entries.delete(key);
-        entries.set(key, cached);
         return Promise.resolve(cached);
       }
       const pending = inFlight.get(key);
@@ -104,17 +98,22 @@ export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): C
       misses += 1;
       const conversion = convert()
         .then((converted) => {
-          store(key, converted);
+          if (converted.pdf.byteLength <= largestKept) entries?.set(key, converted);
           return converted;
         })
         .finally(() => inFlight.delete(key));
       inFlight.set(key, conversion);
       return conversion;
     },
-    stats: () => ({ entries: entries.size, bytes, maxBytes: options.maxBytes, hits, misses }),
+    stats: () => ({
+      entries: entries?.size ?? 0,
+      bytes: entries?.calculatedSize ?? 0,
+      maxBytes: options.maxBytes,
+      hits,
+      misses,
+    }),
     clear() {
-      entries.clear();
-      bytes = 0;
+      entries?.clear();
     },
   };
 }

@@ -1,6 +1,11 @@
 import { PreviewError } from '../errors.js';
 import { createTimeSlicer, type TimeSlicer } from './time-slicer.js';
 
+// Our own reader rather than the cfb package: detection needs only the root directory's stream
+// names and a few small streams, every sector chain is bounded and checked for cycles on untrusted
+// input, and the directory walk yields to the event loop in time slices; cfb parses the whole file
+// synchronously into memory first.
+
 /** The 8 bytes every OLE2 compound file (doc, xls, ppt, encrypted OOXML) starts with. */
 const SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 const END_OF_CHAIN = 0xfffffffe;

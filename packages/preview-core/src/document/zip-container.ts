@@ -5,6 +5,11 @@ import { createTimeSlicer } from './time-slicer.js';
 
 const inflateRawAsync = promisify(inflateRaw);
 
+// Our own reader rather than a zip library (yauzl, jszip...): uploads are untrusted, so the central
+// directory is checked against the limits before anything inflates, entry sizes are counted while
+// inflating (a declared size is only a claim), inflating streams in bounded chunks, and the walk
+// yields to the event loop in time slices. Only the few entries that name the document type are read.
+
 /** Limits on a zip container (docx, xlsx, pptx, odt, ods, odp), checked before anything inflates it. */
 export interface ZipLimits {
   /** Most entries in the archive. */

@@ -1,5 +1,9 @@
 import { SfuError } from '../errors.js';
 
+// A small parser of our own beside werift's: it reads only what the SFU decides on (media sections,
+// codecs, directions, mids) from an untrusted client's description, and refuses malformed or
+// unsupported input with SfuError codes the API maps to 400, before werift sees the description.
+
 /** A codec offered in one media section (`a=rtpmap` plus its `a=fmtp`). */
 export interface SdpCodec {
   payloadType: number;
