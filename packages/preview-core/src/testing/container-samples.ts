@@ -146,6 +146,43 @@ export interface CompoundDirectoryEntry {
   readonly size: number;
 }
 
+/** Where a compound file's tables start, for {@link writeCompoundHeader}. */
+export interface CompoundHeaderLayout {
+  /** FAT sectors; they are the first ones, from sector 0. */
+  readonly fatSectors: number;
+  readonly directoryStart: number;
+  /** First mini FAT sector, or none. */
+  readonly miniFatStart?: number;
+  readonly miniFatSectors?: number;
+  /** DIFAT sectors, right after the FAT ones, or none. */
+  readonly difatSectors: number;
+}
+
+/**
+ * Writes the 512-byte header of a version 3 compound file (MS-CFB 2.2): signature, byte order,
+ * sector shifts, the table locations of `layout`, the 4096-byte mini-stream cutoff, and the first
+ * 109 FAT sector numbers (the FAT starts at sector 0).
+ */
+export function writeCompoundHeader(file: Buffer, layout: CompoundHeaderLayout): void {
+  const { fatSectors, difatSectors } = layout;
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(file, 0);
+  file.writeUInt16LE(0x3e, 24);
+  file.writeUInt16LE(3, 26);
+  file.writeUInt16LE(0xfffe, 28);
+  file.writeUInt16LE(9, 30);
+  file.writeUInt16LE(6, 32);
+  file.writeUInt32LE(fatSectors, 44);
+  file.writeUInt32LE(layout.directoryStart, 48);
+  file.writeUInt32LE(4096, 56);
+  file.writeUInt32LE(layout.miniFatStart ?? END_OF_CHAIN, 60);
+  file.writeUInt32LE(layout.miniFatSectors ?? 0, 64);
+  file.writeUInt32LE(difatSectors > 0 ? fatSectors : END_OF_CHAIN, 68);
+  file.writeUInt32LE(difatSectors, 72);
+  for (let index = 0; index < 109; index += 1) {
+    file.writeUInt32LE(index < fatSectors ? index : FREE, 76 + index * 4);
+  }
+}
+
 /** Writes one directory entry (MS-CFB 2.6): name, type, siblings, child, start sector and size. */
 export function writeDirectoryEntry(file: Buffer, at: number, entry: CompoundDirectoryEntry): void {
   const encoded = Buffer.from(`${entry.name}\0`, 'utf16le');
@@ -176,19 +213,14 @@ export function makeCompoundFile(streams: readonly CompoundStreamSpec[]): Uint8A
     throw new Error('the streams need more mini sectors than one mini FAT sector holds');
   const miniStreamSectors = Math.ceil((totalMini * MINI_SECTOR) / SECTOR);
   const file = Buffer.alloc(SECTOR * (4 + miniStreamSectors), 0);
-  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(file, 0);
-  file.writeUInt16LE(0x3e, 24);
-  file.writeUInt16LE(3, 26);
-  file.writeUInt16LE(0xfffe, 28);
-  file.writeUInt16LE(9, 30);
-  file.writeUInt16LE(6, 32);
-  file.writeUInt32LE(1, 44); // one FAT sector
-  file.writeUInt32LE(1, 48); // directory starts at sector 1
-  file.writeUInt32LE(4096, 56); // mini-stream cutoff
-  file.writeUInt32LE(2, 60); // mini FAT at sector 2
-  file.writeUInt32LE(1, 64);
-  file.writeUInt32LE(END_OF_CHAIN, 68);
-  for (let index = 0; index < 109; index += 1) file.writeUInt32LE(index === 0 ? 0 : FREE, 76 + index * 4);
+  // One FAT sector (0), the directory at 1, the mini FAT (one sector) at 2, no DIFAT.
+  writeCompoundHeader(file, {
+    fatSectors: 1,
+    directoryStart: 1,
+    miniFatStart: 2,
+    miniFatSectors: 1,
+    difatSectors: 0,
+  });
   const fat = SECTOR; // sector 0
   for (let index = 0; index < SECTOR / 4; index += 1) file.writeUInt32LE(FREE, fat + index * 4);
   file.writeUInt32LE(0xfffffffd, fat);

@@ -1,4 +1,4 @@
-import { writeDirectoryEntry } from './container-samples.js';
+import { writeCompoundHeader, writeDirectoryEntry } from './container-samples.js';
 
 const SECTOR = 512;
 const PER_SECTOR = SECTOR / 4;
@@ -29,25 +29,6 @@ function tableSizes(dataSectors: number): { fat: number; difat: number } {
   }
 }
 
-function writeHeader(file: Buffer, fat: number, difat: number): void {
-  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(file, 0);
-  file.writeUInt16LE(0x3e, 24);
-  file.writeUInt16LE(3, 26);
-  file.writeUInt16LE(0xfffe, 28);
-  file.writeUInt16LE(9, 30);
-  file.writeUInt16LE(6, 32);
-  file.writeUInt32LE(fat, 44);
-  file.writeUInt32LE(fat + difat, 48); // the directory follows the FAT and DIFAT sectors
-  file.writeUInt32LE(4096, 56);
-  file.writeUInt32LE(END_OF_CHAIN, 60); // no mini FAT
-  file.writeUInt32LE(0, 64);
-  file.writeUInt32LE(difat > 0 ? fat : END_OF_CHAIN, 68);
-  file.writeUInt32LE(difat, 72);
-  for (let index = 0; index < HEADER_FAT_ENTRIES; index += 1) {
-    file.writeUInt32LE(index < fat ? index : FREE, 76 + index * 4);
-  }
-}
-
 /**
  * An OLE2 compound file of any size (MS-CFB version 3, 512-byte sectors), unlike the minimal
  * {@link makeCompoundFile}: sectors 0.. hold the FAT, then the DIFAT sectors the FAT needs past the
@@ -71,7 +52,7 @@ export function makeLargeCompoundFile(spec: LargeCompoundFileSpec): Uint8Array {
       setFat(first + index, index === count - 1 ? END_OF_CHAIN : first + index + 1);
     }
   };
-  writeHeader(file, fat, difat);
+  writeCompoundHeader(file, { fatSectors: fat, directoryStart: fat + difat, difatSectors: difat });
   for (let sector = total; sector < fat * PER_SECTOR; sector += 1) setFat(sector, FREE);
   for (let sector = 0; sector < fat; sector += 1) setFat(sector, FAT_SECTOR);
   for (let index = 0; index < difat; index += 1) {

@@ -6,12 +6,9 @@ import {
   type EventsClient,
   onePixelPng,
   startChatServer,
+  unicodeEscape,
   users,
 } from './chat-test-support.js';
-
-/** A picture name as the original client sends it: every character as a \uXXXX escape. */
-const escaped = (text: string) =>
-  [...text].map((character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
 
 /**
  * Calls shaped as the original web client's fetch helper makes them: the ZM_AUTH_TOKEN cookie, a
@@ -78,7 +75,7 @@ describe('the original web client, replayed', () => {
     expect((await call('PUT', `/rooms/${roomId}/mute`)).status).toBe(204);
     const picture = await call('PUT', `/rooms/${roomId}/picture`, onePixelPng, {
       'Content-Type': 'application/octet-stream',
-      fileName: escaped('équipe.png'),
+      fileName: unicodeEscape('équipe.png'),
       mimeType: 'image/png',
     });
     expect(picture.status).toBe(204);

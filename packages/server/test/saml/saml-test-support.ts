@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GeneratedCertificate, generateCertificate } from '@collab-suite/saml-config';
-import pg from 'pg';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import { createSamlFeature, type SamlFeatureOverrides } from '../../src/saml/saml-feature.js';
+import { testDatabaseUrl } from '../support/test-database.js';
 import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
 
 /** A parsed JSON value, asserted field by field in tests. */
@@ -121,22 +121,7 @@ export function openssl(pem: string, ...args: string[]): string {
   });
 }
 
-const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const databaseName = 'collab_test_saml';
-
 /** URL of this package's own PostgreSQL test database, created when missing. */
-export async function samlPostgresUrl(): Promise<string> {
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${databaseName}`);
-  } catch (error) {
-    if ((error as { code?: string }).code !== '42P04') throw error;
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
-  return url.href;
+export function samlPostgresUrl(): Promise<string> {
+  return testDatabaseUrl('collab_test_saml');
 }
