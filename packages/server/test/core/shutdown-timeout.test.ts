@@ -1,12 +1,6 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-
-const mainScript = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+import { startClusterNode } from '../cluster/cluster-nodes.js';
 
 /** Opens an upload whose body never completes; resolves with what the server sent before closing. */
 function holdUpload(port: number): { answered: Promise<string> } {
@@ -26,37 +20,19 @@ function holdUpload(port: number): { answered: Promise<string> } {
 
 describe('SHUTDOWN_TIMEOUT_MS (built dist/main.js)', () => {
   it('cuts a request still running when the configured time after SIGTERM is over, then exits 0', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'collab-shutdown-'));
-    const child = spawn(process.execPath, [mainScript], {
-      env: {
-        PATH: process.env.PATH,
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PORT: '0',
-        DOCUMENT_CONVERTER: 'none',
-        SHUTDOWN_TIMEOUT_MS: '300',
-      },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const node = await startClusterNode('shutdown', { SHUTDOWN_TIMEOUT_MS: '300' });
     try {
-      let stdout = '';
-      const port = await new Promise<number>((resolve) => {
-        child.stdout.on('data', (chunk) => {
-          stdout += String(chunk);
-          const listening = /"port":(\d+).*"msg":"server listening"/.exec(stdout);
-          if (listening) resolve(Number(listening[1]));
-        });
-      });
-      const held = holdUpload(port);
+      const held = holdUpload(Number(new URL(node.url).port));
       await new Promise((resolve) => setTimeout(resolve, 200));
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
+      const exited = new Promise<number | null>((resolve) =>
+        node.process.once('exit', (code) => resolve(code)),
+      );
+      node.process.kill('SIGTERM');
       expect(await held.answered).toBe('');
       expect(await exited).toBe(0);
-      expect(stdout).toMatch(/"timeoutMs":300,"msg":"shutting down"/);
+      expect(node.output()).toMatch(/"timeoutMs":300,"msg":"shutting down"/);
     } finally {
-      child.kill('SIGKILL');
-      rmSync(dataDir, { recursive: true, force: true });
+      await node.kill('SIGKILL');
     }
   });
 });
