@@ -83,3 +83,33 @@ describe('LibreOffice pool converting real documents', () => {
     expect(status.pool[0]?.pid).toBeGreaterThan(0);
   });
 });
+
+describe('LibreOffice pool exporting page ranges', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  for (const sample of SAMPLE_DOCUMENTS) {
+    it(`exports only page 1 of ${sample.name} when asked for it`, async () => {
+      const data = await sampleDocument(sample.name);
+      const pages = await pdfPageTexts(
+        await converter.convert({ data, type: sample.type, pages: { first: 1, last: 1 } }),
+      );
+      expect(pages).toHaveLength(1);
+      expect(pages[0]).toContain((FIRST_AND_LAST[sample.name.split('.')[0] ?? ''] ?? [''])[0]);
+    });
+  }
+
+  it('exports pages 2 to 3 of a text document', async () => {
+    const data = await sampleDocument('text.docx');
+    const pages = await pdfPageTexts(
+      await converter.convert({ data, type: 'docx', pages: { first: 2, last: 3 } }),
+    );
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toContain('Charlie page three');
+  });
+});
