@@ -7,6 +7,7 @@ import { DOCX_CONTENT_TYPES, makeZip } from '../../src/testing/container-samples
 import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
+import { makeWord6Document, pagedParagraphs } from '../../src/testing/word6-document.js';
 
 // Real LibreOffice (Debian's soffice and python3-uno), one warm instance per pool: the machine has 2 cores.
 
@@ -112,4 +113,24 @@ describe('LibreOffice pool exporting page ranges', () => {
     expect(pages).toHaveLength(2);
     expect(pages[1]).toContain('Charlie page three');
   });
+});
+
+describe('LibreOffice pool opening what the forced import filter refuses', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  for (const version of ['word6', 'word95'] as const) {
+    it(`converts a ${version} .doc (an OLE2 doc the "MS Word 97" filter cannot open) by format detection`, async () => {
+      const data = makeWord6Document({ version, paragraphs: pagedParagraphs(3, 5) });
+      const pages = await pdfPageTexts(await converter.convert({ data, type: 'doc' }));
+      expect(pages).toHaveLength(3);
+      expect(pages[0]).toContain('Page 1');
+      expect(converter.status().restarts).toBe(0);
+    });
+  }
 });
