@@ -9,9 +9,12 @@ Protocol: one JSON object per line on stdin, one JSON object per line on stdout.
   helper -> node, once:   {"type": "ready"}  or  {"type": "fatal", "error": "..."} (then exit 2)
   node -> helper:         {"id": 1, "op": "convert", "input": "/abs/in.docx", "output": "/abs/out.pdf",
                            "inputFilter": "MS Word 2007 XML", "exportFilter": "writer_pdf_Export",
-                           "locale": "de-DE" | null, "pageRange": "1" | "2-5" | null}
+                           "locale": "de-DE" | null, "pageRange": "1" | "2-5" | null,
+                           "firstPage": 2 | null, "lastPage": 5 | null, "countPages": false}
                           {"id": 2, "op": "ping"}
-  helper -> node:         {"id": 1, "ok": true, "detected": false}
+  helper -> node:         {"id": 1, "ok": true, "detected": false, "pageCount": 12 | absent,
+                           "exported": true}   (countPages: pages of the whole document; exported is
+                           false when firstPage is past the end and nothing was written)
                           {"id": 1, "ok": false, "kind": "load" | "export" | "bridge" | "request",
                            "error": "..."}
 A "bridge" failure means soffice went away; the helper exits with status 3 right after answering.
@@ -145,8 +148,18 @@ class Converter:
         if failure is not None:
             return failure
         try:
-            store = properties(FilterName=request["exportFilter"])
+            answer = {"ok": True, "detected": detected}
             page_range = request.get("pageRange")
+            if request.get("countPages"):
+                count = count_pages(document)
+                answer["pageCount"] = count
+                first, last = request.get("firstPage") or 1, request.get("lastPage") or count
+                if count is not None and first > count:
+                    answer["exported"] = False
+                    return answer
+                if count is not None:
+                    page_range = "%d-%d" % (first, min(last, count))
+            store = properties(FilterName=request["exportFilter"])
             if page_range:
                 filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", properties(PageRange=page_range))
                 store = store + properties(FilterData=filter_data)
@@ -158,7 +171,19 @@ class Converter:
             return {"ok": False, "kind": "export", "error": describe(error)}
         finally:
             close_quietly(document)
-        return {"ok": True, "detected": detected}
+        return answer
+
+
+def count_pages(document):
+    """Pages of a presentation (its slides) or of a text document (its layout, which the PDF export
+    follows); None for other documents."""
+    if document.supportsService("com.sun.star.presentation.PresentationDocument"):
+        return document.getDrawPages().getCount()
+    if document.supportsService("com.sun.star.text.TextDocument"):
+        cursor = document.getCurrentController().getViewCursor()
+        cursor.jumpToLastPage()
+        return cursor.getPage()
+    return None
 
 
 def describe(error):

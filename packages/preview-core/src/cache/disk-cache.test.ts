@@ -27,7 +27,9 @@ describe('disk cache', () => {
   });
 
   it('keeps its entries and their order across a restart', async () => {
-    const first = createDiskCache({ directory, maxBytes: 3_000 });
+    // memoryBytes 0: hits read the file and wait for its time to be touched (a memory hit touches it
+    // in the background).
+    const first = createDiskCache({ directory, maxBytes: 3_000, memoryBytes: 0 });
     await first.set('old', entry(900));
     await first.set('newer', entry(900));
     await first.set('newest', entry(900));
@@ -58,7 +60,7 @@ describe('disk cache', () => {
   });
 
   it('treats a damaged or vanished file as a miss', async () => {
-    const cache = createDiskCache({ directory });
+    const cache = createDiskCache({ directory, memoryBytes: 0 });
     await cache.set('a', entry(10));
     await cache.set('b', entry(10));
     const [first, second] = (await readdir(directory)).sort();
@@ -91,5 +93,15 @@ describe('disk cache', () => {
     const none = createDiskCache({ directory, maxBytes: 0 });
     await none.set('a', entry(10));
     expect(await none.get('a')).toBeUndefined();
+  });
+
+  it('answers small entries from memory, and forgets them with their file', async () => {
+    const cache = createDiskCache({ directory, maxBytes: 2_500 });
+    await cache.set('small', entry(1_000));
+    await rm(join(directory, (await readdir(directory))[0] ?? ''));
+    expect((await cache.get('small'))?.data.byteLength).toBe(1_000);
+    await cache.set('two', entry(1_000));
+    await cache.set('three', entry(1_000));
+    expect(await cache.get('small')).toBeUndefined();
   });
 });

@@ -19,6 +19,16 @@ export const diskCacheOptionsSchema = z.object({
     .min(0)
     .default(1024 * 1024 * 1024),
   /**
+   * Bytes of small entries also kept in memory, so the hottest thumbnails are answered without
+   * reading a file; 0 reads every hit from disk.
+   * @default 33554432
+   */
+  memoryBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1024 * 1024),
+  /**
    * Largest single entry kept; bigger results are answered but not kept, so one huge PDF cannot evict
    * everything else.
    * @default 67108864
@@ -70,6 +80,8 @@ export interface DiskCache {
 }
 
 const SUFFIX = '.entry';
+/** Largest entry the memory part keeps: thumbnails and small previews, not converted documents. */
+const MEMORY_ENTRY_BYTES = 1024 * 1024;
 const HEADER_BYTES = 4;
 
 function fileNameOf(key: string): string {
@@ -122,7 +134,14 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
   const options = diskCacheOptionsSchema.parse(input);
   const { directory } = options;
   const largestKept = Math.min(options.maxEntryBytes, options.maxBytes);
-  const remove = (name: string) => rm(join(directory, name), { force: true }).catch(() => {});
+  const removals = new Set<Promise<void>>();
+  const remove = (name: string) => {
+    const removal = rm(join(directory, name), { force: true })
+      .catch(() => {})
+      .finally(() => removals.delete(removal));
+    removals.add(removal);
+    return removal;
+  };
   // The index: file name to size, in recency order; lru-cache evicts past maxBytes and removes the file.
   const index =
     options.maxBytes > 0
@@ -135,6 +154,14 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
         })
       : undefined;
   const inFlight = new Map<string, Promise<DiskCacheEntry>>();
+  const memory =
+    options.memoryBytes > 0 && index
+      ? new LRUCache<string, DiskCacheEntry>({
+          maxSize: options.memoryBytes,
+          maxEntrySize: Math.min(MEMORY_ENTRY_BYTES, options.memoryBytes),
+          sizeCalculation: (entry) => Math.max(1, entry.data.byteLength),
+        })
+      : undefined;
   let temporaryNumber = 0;
   // File times order the entries at the next start; the clock is coarser than a burst of writes, so
   // each touch gets a time strictly after the previous one.
@@ -161,7 +188,16 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
   const read = async (key: string): Promise<DiskCacheEntry | undefined> => {
     await ready;
     const name = fileNameOf(key);
-    if (!index?.has(name)) return undefined;
+    if (!index?.has(name)) {
+      memory?.delete(key);
+      return undefined;
+    }
+    const remembered = memory?.get(key);
+    if (remembered) {
+      index.get(name);
+      void touch(name);
+      return remembered;
+    }
     const file = await readFile(join(directory, name)).catch(() => undefined);
     const entry = file && decode(key, file);
     if (!entry) {
@@ -170,6 +206,7 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
     }
     index.get(name);
     await touch(name);
+    if (entry.data.byteLength <= MEMORY_ENTRY_BYTES) memory?.set(key, entry);
     return entry;
   };
 
@@ -185,6 +222,9 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
       await rename(temporary, join(directory, name));
       await touch(name);
       index.set(name, encoded.byteLength);
+      if (entry.data.byteLength <= MEMORY_ENTRY_BYTES) memory?.set(key, entry);
+      // The files this entry pushed out are gone when `set` resolves.
+      await Promise.all(removals);
     } catch {
       await rm(temporary, { force: true }).catch(() => {});
     }

@@ -8,6 +8,10 @@ import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
 export interface ConvertedPdf {
   readonly pdf: Uint8Array;
   readonly type: DocumentType;
+  /** Pages of the whole document, when `pdf` holds only some of them (from `firstPage` on). */
+  readonly pageCount?: number | undefined;
+  /** The document's page `pdf` starts with, when it holds only some pages. */
+  readonly firstPage?: number | undefined;
 }
 
 /** Options of {@link createConvertedPdfCache}. */
@@ -47,13 +51,17 @@ export interface ConvertedPdfCacheStats {
 }
 
 function toEntry(converted: ConvertedPdf): DiskCacheEntry {
-  return { data: converted.pdf, metadata: { type: converted.type } };
+  const { type, pageCount, firstPage } = converted;
+  if (pageCount === undefined || firstPage === undefined) return { data: converted.pdf, metadata: { type } };
+  return { data: converted.pdf, metadata: { type, pageCount, firstPage } };
 }
 
 function fromEntry(entry: DiskCacheEntry): ConvertedPdf | undefined {
-  const type = entry.metadata.type;
+  const { type, pageCount, firstPage } = entry.metadata;
   if (!(DOCUMENT_TYPES as readonly unknown[]).includes(type)) return undefined;
-  return { pdf: entry.data, type: type as DocumentType };
+  const partial =
+    typeof pageCount === 'number' && typeof firstPage === 'number' ? { pageCount, firstPage } : {};
+  return { pdf: entry.data, type: type as DocumentType, ...partial };
 }
 
 /**

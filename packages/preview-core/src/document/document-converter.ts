@@ -17,6 +17,13 @@ export interface ConversionRequest {
   readonly pages?: ConversionPageRange | undefined;
 }
 
+/** Some pages of a document as a PDF, and how many pages the whole document has. */
+export interface PartialConversion {
+  /** Pages `first` to `min(last, pageCount)`; empty when `first` is past the end. */
+  readonly pdf: Uint8Array;
+  readonly pageCount: number;
+}
+
 /** Pages of a conversion, 1-based and inclusive. */
 export interface ConversionPageRange {
   readonly first: number;
@@ -67,6 +74,15 @@ export interface DocumentConverter {
    * The last four carry `details.retryAfterSeconds`.
    */
   convert(request: ConversionRequest): Promise<Uint8Array>;
+  /**
+   * Converts only `request.pages` and counts the document's pages, so a preview of a few pages of a
+   * long document does not convert all of it. Resolves to undefined, converting nothing, for
+   * documents whose pages it cannot count beforehand (spreadsheets paginate only when printed).
+   * @throws {PreviewError} the codes of `convert`.
+   */
+  convertPages?(
+    request: ConversionRequest & { readonly pages: ConversionPageRange },
+  ): Promise<PartialConversion | undefined>;
   /** Current state, cheap enough for every health request. */
   status(): ConverterStatus;
   /**

@@ -3,7 +3,7 @@ import { PreviewError } from '../errors.js';
 import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
-import type { PageRangeRequest } from '../pdf/page-selection.js';
+import { type PageRangeRequest, resolvePageSelection } from '../pdf/page-selection.js';
 import {
   assertPageThumbnailFormat,
   type PdfPreviewService,
@@ -11,19 +11,14 @@ import {
 } from '../pdf/pdf-preview-service.js';
 import type { PdfPreview } from '../pdf/pdf-previewer.js';
 import type { PreviewInput, PreviewService } from '../preview-service.js';
-import { contentHash } from './content-hash.js';
 import {
   type ConversionFailureOptions,
   type ConversionFailureStats,
   createConversionFailureMemory,
 } from './conversion-failures.js';
-import {
-  type ConvertedPdf,
-  type ConvertedPdfCache,
-  type ConvertedPdfCacheStats,
-  convertedPdfKey,
-} from './converted-pdf-cache.js';
+import type { ConvertedPdfCache, ConvertedPdfCacheStats } from './converted-pdf-cache.js';
 import { detectDocumentType } from './detect-document-type.js';
+import { type ConversionNeed, createDocumentConversions } from './document-conversions.js';
 import type { ConversionPageRange, ConverterStatus, DocumentConverter } from './document-converter.js';
 import type { DocumentType } from './document-type.js';
 import { normaliseLocale } from './locale.js';
@@ -173,41 +168,9 @@ export function createDocumentPreviewService(options: {
     return { data, type: await detectDocumentType(data, zipLimits) };
   };
 
-  const convertOnce = async (
-    recognised: { data: Uint8Array; type: DocumentType; hash?: string },
-    locale: string,
-    pages: ConversionPageRange | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<ConvertedPdf> => {
-    const { data, type } = recognised;
-    const failureKey = `${recognised.hash ?? (await contentHash(data))}${pagesSuffix(pages)}`;
-    failures.check(failureKey);
-    try {
-      return { pdf: await converter.convert({ data, type, locale, signal, pages }), type };
-    } catch (error) {
-      throw failures.record(failureKey, error);
-    }
-  };
-
-  const convert = async (
-    input: PreviewInput,
-    request: DocumentRequestOptions,
-    wanted?: ConversionPageRange,
-  ): Promise<ConvertedPdf> => {
-    const locale = normaliseLocale(request.locale, limits.defaultLocale);
-    const pages = converter.exportsPageRanges ? wanted : undefined;
-    const { signal } = request;
-    if (input instanceof Uint8Array) {
-      const recognised = await recognise(input, signal);
-      const hash = await contentHash(recognised.data);
-      const run = () => convertOnce({ ...recognised, hash }, locale, pages, signal);
-      return cache ? cache.getOrConvert(`upload/${hash}/${locale}${pagesSuffix(pages)}`, run) : run();
-    }
-    const run = async () => convertOnce(await recognise(input, signal), locale, pages, signal);
-    if (!cache) return run();
-    const wholeKey = convertedPdfKey(input.storedFile, locale);
-    return (pages && cache.peek(wholeKey)) || cache.getOrConvert(`${wholeKey}${pagesSuffix(pages)}`, run);
-  };
+  const conversions = createDocumentConversions({ converter, cache, failures, recognise });
+  const localeOf = (request: DocumentRequestOptions) => normaliseLocale(request.locale, limits.defaultLocale);
+  const maxPages = () => pdfService.previewer.limits.maxPagesPerSelection;
 
   // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
   const transferInput = cache === undefined;
@@ -215,14 +178,22 @@ export function createDocumentPreviewService(options: {
   return {
     limits,
     async preview(input, request = {}) {
-      const { pdf, type } = await convert(input, request);
+      const need = rangeNeed(request, maxPages());
+      const converted = await conversions.convert(input, need, localeOf(request), request.signal);
+      const { pdf, type, pageCount } = converted;
+      if (pageCount !== undefined && converted.firstPage !== undefined) {
+        const selection = resolvePageSelection(request, pageCount, maxPages());
+        const { firstPage, lastPage } = selection;
+        return { data: pdf, firstPage, lastPage, pageCount, documentType: type };
+      }
       const preview = await pdfService.preview(pdf, { ...request, transferInput });
       return { ...preview, documentType: type };
     },
     async thumbnail(input, request) {
       assertPageThumbnailFormat(request, 'document');
       resolveArea(request.area, previewService.limits.maxOutputSide);
-      const { pdf } = await convert(input, request, FIRST_PAGE);
+      const need = { kind: 'leading', pages: FIRST_PAGE } as const;
+      const { pdf } = await conversions.convert(input, need, localeOf(request), request.signal);
       return pdfService.thumbnail(pdf, { ...request, transferInput });
     },
     async planPreview(input, request = {}) {
@@ -239,6 +210,14 @@ export function createDocumentPreviewService(options: {
   };
 }
 
-function pagesSuffix(pages: ConversionPageRange | undefined): string {
-  return pages ? `/pages=${pages.first}-${pages.last}` : '';
+/**
+ * A range when the request names a last page (a few pages of a long document: worth converting only
+ * them); the whole document otherwise. The range is checked as the PDF rules would check it.
+ * @throws {PreviewError} `INVALID_OPTION`, `TOO_MANY_PAGES`.
+ */
+function rangeNeed(request: PageRangeRequest, maxPages: number): ConversionNeed {
+  const lastPage = request.lastPage ?? 0;
+  if (lastPage === 0) return { kind: 'whole' };
+  const selection = resolvePageSelection(request, Number.MAX_SAFE_INTEGER, maxPages);
+  return { kind: 'range', pages: { first: selection.firstPage, last: selection.lastPage } };
 }

@@ -88,29 +88,58 @@ describe('document previews with the in-memory converter', () => {
     await expect(service.preview(docx)).rejects.toMatchObject({ code: 'ARCHIVE_LIMIT_EXCEEDED' });
   });
 
-  it('converts page 1 alone for a thumbnail, and a stored file once for every page range, per locale and version', async () => {
+  it('converts page 1 alone for a thumbnail, a named range alone, and the whole document once for the rest', async () => {
     const { service, converter, storedFiles, cache } = setup();
     storedFiles.put(ref, docx);
     storedFiles.put({ ...ref, version: 4 }, docx);
     const thumbnail = await service.thumbnail({ storedFile: ref }, { area: '120x120' });
     expect(await imageFacts(thumbnail.data)).toMatchObject({ format: 'jpeg', width: 120, height: 120 });
     expect(converter.requests[0]?.pages).toEqual({ first: 1, last: 1 });
-    const [one, two] = await Promise.all([
-      service.preview({ storedFile: ref }, { firstPage: 1, lastPage: 1 }),
+    const [one, rest] = await Promise.all([
+      service.preview({ storedFile: ref }, { firstPage: 2, lastPage: 2 }),
       service.preview({ storedFile: ref }, { firstPage: 3 }),
     ]);
-    expect(await pdfPageTexts(one.data)).toEqual(['docx page 1 en-US']);
-    expect(await pdfPageTexts(two.data)).toEqual(['docx page 3 en-US']);
-    expect(two.documentType).toBe('docx');
-    expect(converter.requests).toHaveLength(2);
-    expect(converter.requests[1]?.pages).toBeUndefined();
-    // Once the whole document is converted, thumbnails use it.
+    expect(one).toMatchObject({ firstPage: 2, lastPage: 2, pageCount: 3, documentType: 'docx' });
+    expect(await pdfPageTexts(one.data)).toEqual(['docx page 2 en-US']);
+    expect(await pdfPageTexts(rest.data)).toEqual(['docx page 3 en-US']);
+    expect(converter.requests.map((request) => request.pages)).toEqual([
+      { first: 1, last: 1 },
+      { first: 2, last: 2 },
+      undefined,
+    ]);
+    // Once the whole document is converted, thumbnails and ranges use it.
     await service.thumbnail({ storedFile: ref }, { area: '64x64' });
-    expect(converter.requests).toHaveLength(2);
+    await service.preview({ storedFile: ref }, { firstPage: 1, lastPage: 2 });
+    expect(converter.requests).toHaveLength(3);
     await service.preview({ storedFile: ref }, { locale: 'fr-FR' });
     await service.preview({ storedFile: { ...ref, version: 4 } });
-    expect(converter.requests).toHaveLength(4);
-    expect(cache.stats()).toMatchObject({ entries: 4 });
+    expect(converter.requests).toHaveLength(5);
+    expect(cache.stats()).toMatchObject({ entries: 5 });
+  });
+
+  it('clamps a range past the end and refuses a first page past the end, as for PDFs', async () => {
+    const { service, converter } = setup();
+    const clamped = await service.preview(docx, { firstPage: 2, lastPage: 9 });
+    expect(clamped).toMatchObject({ firstPage: 2, lastPage: 3, pageCount: 3 });
+    expect(await pdfPageTexts(clamped.data)).toEqual(['docx page 2 en-US', 'docx page 3 en-US']);
+    await expect(service.preview(docx, { firstPage: 7, lastPage: 8 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: expect.stringContaining('the document has 3 pages'),
+    });
+    await expect(service.preview(docx, { firstPage: 3, lastPage: 2 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    expect(converter.requests).toHaveLength(2);
+  });
+
+  it('converts a spreadsheet whole for a range: its pages are only known once printed', async () => {
+    const { service, converter } = setup();
+    const preview = await service.preview(await sampleDocument('spreadsheet.ods'), {
+      firstPage: 2,
+      lastPage: 2,
+    });
+    expect(preview).toMatchObject({ firstPage: 2, lastPage: 2, pageCount: 3 });
+    expect(converter.requests[0]?.pages).toBeUndefined();
   });
 
   it('converts the same uploaded bytes once, by content hash and locale', async () => {

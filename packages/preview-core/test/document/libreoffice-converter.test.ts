@@ -134,3 +134,46 @@ describe('LibreOffice pool opening what the forced import filter refuses', () =>
     });
   }
 });
+
+describe('LibreOffice pool converting some pages and counting all (convertPages)', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  it('exports pages 2 to 3 of a text document and counts its 3 pages', async () => {
+    const data = await sampleDocument('text.docx');
+    const converted = await converter.convertPages?.({ data, type: 'docx', pages: { first: 2, last: 9 } });
+    expect(converted?.pageCount).toBe(3);
+    const pages = await pdfPageTexts(converted?.pdf ?? new Uint8Array());
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toContain('Charlie page three');
+  });
+
+  it('counts the slides of a presentation and exports only the one asked for', async () => {
+    const data = await sampleDocument('presentation.pptx');
+    const converted = await converter.convertPages?.({ data, type: 'pptx', pages: { first: 4, last: 4 } });
+    expect(converted?.pageCount).toBe(4);
+    expect(await pdfPageTexts(converted?.pdf ?? new Uint8Array())).toEqual([
+      expect.stringContaining('Slide four Golf'),
+    ]);
+  });
+
+  it('exports nothing but still counts when the first page is past the end', async () => {
+    const data = await sampleDocument('text.odt');
+    const converted = await converter.convertPages?.({ data, type: 'odt', pages: { first: 7, last: 7 } });
+    expect(converted).toEqual({ pdf: new Uint8Array(0), pageCount: 3 });
+  });
+
+  it('declines spreadsheets without converting them', async () => {
+    const before = converter.status().conversions;
+    const data = await sampleDocument('spreadsheet.xlsx');
+    expect(
+      await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 1, last: 1 } }),
+    ).toBeUndefined();
+    expect(converter.status().conversions).toBe(before);
+  });
+});
