@@ -32,7 +32,7 @@ try {
   const running = await startServer(app, { host: '127.0.0.1', port: 0 });
   const files = [];
   try {
-    for (const name of ['openapi.json']) {
+    for (const name of ['openapi.json', 'asyncapi.json']) {
       const response = await fetch(`http://127.0.0.1:${running.port}/${name}`);
       if (!response.ok) throw new Error(`GET /${name} answered ${response.status}`);
       const file = path.relative(root, path.join(output, name));

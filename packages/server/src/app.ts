@@ -107,6 +107,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
     );
   };
   app.use('/health', createHealthRouter(checks, { canSeeDetails }));
+  const asyncApiDocument = features.find((feature) => feature.asyncapi)?.asyncapi;
   const document = buildOpenApiDocument(
     serverVersion,
     [
@@ -115,11 +116,13 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
         feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
       ),
     ],
-    { publicUrl: config.publicUrl },
+    { publicUrl: config.publicUrl, asyncApi: asyncApiDocument !== undefined },
   );
   // A media node serves its health and nothing else.
   if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
-  if (servesApi && config.docsEnabled) app.use('/docs', createDocsRouter());
+  if (servesApi && asyncApiDocument) app.get('/asyncapi.json', createOpenApiHandler(asyncApiDocument));
+  if (servesApi && config.docsEnabled)
+    app.use('/docs', createDocsRouter({ asyncApi: asyncApiDocument !== undefined }));
   for (const { basePath, paths, router } of features) {
     app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
   }

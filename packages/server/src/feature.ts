@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.js';
+import type { AsyncApiDocument } from './chat/events-asyncapi.js';
 import type { ServerConfig } from './config.js';
 import type { HealthCheck } from './health/health-check.js';
 import type { OpenApiFragment } from './openapi/openapi-document.js';
@@ -32,6 +33,8 @@ export interface ServerFeature {
   paths?: string[];
   /** Paths relative to `basePath`, and component schemas. */
   openapi?: OpenApiFragment;
+  /** The AsyncAPI description of the feature's WebSocket, served at `/asyncapi.json`. */
+  asyncapi?: AsyncApiDocument;
   health?: HealthCheck[];
   /** Called once with the HTTP server, e.g. to accept WebSocket upgrades. */
   attach?(server: Server): void;
