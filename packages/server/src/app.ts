@@ -88,7 +88,11 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   const management = express.Router();
   management.use('/health', createHealthRouter(checks));
   if (servesApi) {
-    const metrics = createServerMetrics(app, checks);
+    const metrics = createServerMetrics(
+      app,
+      checks,
+      features.flatMap((feature) => feature.metrics ?? []),
+    );
     const serveMetrics: express.RequestHandler = async (_request, response) => {
       response.setHeader('Content-Type', metrics.contentType);
       response.send(await metrics.metrics());

@@ -5,6 +5,7 @@ import type { Authenticator } from './auth/authenticator.js';
 import type { AsyncApiDocument } from './chat/events-asyncapi.js';
 import type { ServerConfig } from './config.js';
 import type { HealthCheck } from './health/health-check.js';
+import type { FeatureMetric } from './metrics/feature-metric.js';
 import type { OpenApiFragment } from './openapi/openapi-document.js';
 
 /** What every feature factory receives from {@link createApp}. */
@@ -36,6 +37,8 @@ export interface ServerFeature {
   /** The AsyncAPI description of the feature's WebSocket, served at `/asyncapi.json`. */
   asyncapi?: AsyncApiDocument;
   health?: HealthCheck[];
+  /** Series of its own on `/metrics` (its health details are reported there already). */
+  metrics?: FeatureMetric[];
   /** Called once with the HTTP server, e.g. to accept WebSocket upgrades. */
   attach?(server: Server): void;
   /** Releases pools, connections and timers; called once at shutdown. */

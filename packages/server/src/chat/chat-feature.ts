@@ -10,6 +10,7 @@ import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
+import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
 import { serverVersion } from '../version.js';
 import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
@@ -110,6 +111,7 @@ export async function createChatFeature(
     asyncapi: buildEventsAsyncApi({ version: serverVersion, publicUrl: config.publicUrl }),
     service,
     meetings,
+    metrics: [...databasePoolMetrics('chat', ports.store), ...meetings.metrics],
     health: [
       {
         name: 'chat-database',
