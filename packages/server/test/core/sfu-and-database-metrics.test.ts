@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '@collab-suite/webrtc-sfu/testing';
 import { describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -35,6 +36,25 @@ describe('/metrics of the libraries', () => {
         expect(idle).toBeLessThanOrEqual(total ?? 0);
         expect(samples.get(`collab_database_pool_waiting_requests{database="${database}"}`)).toBe(0);
       }
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('serves the SFU series on a media node too, which has no API routes', async () => {
+    const server = await startTestServer({
+      env: {
+        NODE_ROLES: 'media',
+        CHAT_REDIS_URL: `${process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'}/6`,
+        CLUSTER_REDIS_PREFIX: `api-desc-metrics-${randomUUID()}:`,
+      },
+    });
+    try {
+      const samples = await scrape(server.url);
+      expect(samples.get('collab_sfu_sessions')).toBe(0);
+      expect(samples.get('collab_sfu_forwarded_bytes_total{media="video"}')).toBe(0);
+      expect(samples.get('collab_dependency_ready{dependency="media-node"}')).toBe(1);
+      expect((await fetch(`${server.url}/openapi.json`)).status).toBe(404);
     } finally {
       await server.stop();
     }
