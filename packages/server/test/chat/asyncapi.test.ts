@@ -1,6 +1,8 @@
 import { Parser } from '@asyncapi/parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventDescriptions } from '../../src/chat/event-schemas.js';
+import { buildEventsAsyncApi } from '../../src/chat/events-asyncapi.js';
+import { serverVersion } from '../../src/version.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 type Served = {
@@ -9,6 +11,14 @@ type Served = {
   channels: { events: { address: string; messages: Record<string, unknown> } };
   operations: Record<string, { action: string; messages: { $ref: string }[] }>;
 };
+
+/** Errors and warnings of @asyncapi/parser; 2 and 3 (information, hint) only suggest the newer 3.1. */
+async function parserProblems(text: string): Promise<string[]> {
+  const diagnostics = await new Parser().validate(text);
+  return diagnostics
+    .filter((diagnostic) => diagnostic.severity <= 1)
+    .map((diagnostic) => `${diagnostic.code} at ${diagnostic.path.join('.')}: ${diagnostic.message}`);
+}
 
 describe('/asyncapi.json', () => {
   let server: TestServer;
@@ -25,13 +35,14 @@ describe('/asyncapi.json', () => {
   afterAll(() => server.stop());
 
   it('is a valid AsyncAPI 3.0 document for @asyncapi/parser, without errors or warnings', async () => {
-    const diagnostics = await new Parser().validate(text);
-    // 0 is error, 1 warning; 2 and 3 (information, hint) only suggest the newer 3.1.
-    const problems = diagnostics
-      .filter((diagnostic) => diagnostic.severity <= 1)
-      .map((diagnostic) => `${diagnostic.code} at ${diagnostic.path.join('.')}: ${diagnostic.message}`);
-    expect(problems).toEqual([]);
+    expect(await parserProblems(text)).toEqual([]);
     expect(document.asyncapi).toBe('3.0.0');
+  });
+
+  it('is valid without PUBLIC_URL too, where the server entry has a host variable', async () => {
+    const local = buildEventsAsyncApi({ version: serverVersion });
+    expect(local.servers.public).toMatchObject({ host: '{host}', protocol: 'ws' });
+    expect(await parserProblems(JSON.stringify(local))).toEqual([]);
   });
 
   it('describes every event type of the chat domain and the protocol frames on the /events channel', () => {
