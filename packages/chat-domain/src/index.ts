@@ -171,5 +171,10 @@ export {
   fileUploadSchema,
 } from './service/uploads.js';
 export { createMemoryChatStore } from './stores/memory-chat-store.js';
-export { openPostgresChatStore, type PostgresChatStoreOptions } from './stores/postgres-chat-store.js';
+export {
+  openPostgresChatStore,
+  type PostgresChatStore,
+  type PostgresChatStoreOptions,
+  type PostgresPoolStats,
+} from './stores/postgres-chat-store.js';
 export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';

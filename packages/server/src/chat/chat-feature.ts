@@ -10,12 +10,15 @@ import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
+import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
+import { serverVersion } from '../version.js';
 import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
 import { createCapabilitiesRoute } from './capabilities-route.js';
 import { chatOpenApi } from './chat-openapi.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
+import { buildEventsAsyncApi } from './events-asyncapi.js';
 import { createEventsSocket } from './events-socket.js';
 import { createFileRoutes } from './file-routes.js';
 import { createRoomCreationLimit } from './room-creation-limit.js';
@@ -105,8 +108,10 @@ export async function createChatFeature(
       schemas: { ...chatOpenApi.schemas, ...meetings.openapi.schemas },
       tags: [...(chatOpenApi.tags ?? []), ...(meetings.openapi.tags ?? [])],
     },
+    asyncapi: buildEventsAsyncApi({ version: serverVersion, publicUrl: config.publicUrl }),
     service,
     meetings,
+    metrics: [...databasePoolMetrics('chat', ports.store), ...meetings.metrics],
     health: [
       {
         name: 'chat-database',
