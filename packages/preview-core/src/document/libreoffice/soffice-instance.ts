@@ -192,7 +192,9 @@ export class SofficeInstance {
       const what = answer.kind === 'load' ? 'open' : 'convert';
       const error = new PreviewError(
         'CONVERSION_FAILED',
-        `LibreOffice could not ${what} the ${job.type} document (damaged, password-protected or not really a ${job.type}): ${answer.error ?? 'no reason given'}`,
+        `LibreOffice could not ${what} the ${job.type} document (damaged, password-protected or not really a ${job.type})`,
+        // LibreOffice's own words can name files of this host: logs only, never the answer.
+        { cause: new Error(answer.error ?? 'no reason given') },
       );
       return { ok: false, error, restart: false };
     }
@@ -204,8 +206,8 @@ export class SofficeInstance {
     this.lastError = reason;
     const error = new PreviewError(
       'CONVERTER_CRASHED',
-      `the LibreOffice instance stopped during the conversion (${reason}); it is being restarted, try again`,
-      { details: RETRY_AFTER },
+      'the LibreOffice instance stopped during the conversion; it is being restarted, try again',
+      { details: RETRY_AFTER, cause: new Error(reason) },
     );
     return { ok: false, error, restart: true };
   }
