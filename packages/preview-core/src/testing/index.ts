@@ -1,3 +1,4 @@
+export { makeAttachmentEncryptedPdf } from './attachment-encrypted-pdf.js';
 export {
   type CompoundStreamSpec,
   type DeflatedData,
@@ -30,7 +31,7 @@ export {
   solidImage,
 } from './image-fixtures.js';
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
-export { encryptPdf, makeCostlyPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export { encryptPdf, makeCostlyPdf, makeMisparentedPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { previewFailure } from './preview-failure.js';
 export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
