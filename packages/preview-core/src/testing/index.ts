@@ -14,6 +14,7 @@ export {
   type DocumentConverterFixture,
   describeDocumentConverterConformance,
 } from './document-converter-conformance.js';
+export { heicSample } from './heic-sample.js';
 export {
   animatedGif,
   costlySvg,
