@@ -9,6 +9,7 @@ export {
   repeatedDeflate,
   type ZipEntrySpec,
 } from './container-samples.js';
+export { type CompoundDamage, damageCompoundFile } from './damaged-compound-file.js';
 export {
   type ConformanceSample,
   type DocumentConverterFixture,
@@ -34,7 +35,7 @@ export {
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
 export { encryptPdf, makeCostlyPdf, makeMisparentedPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { previewFailure } from './preview-failure.js';
-export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
+export { ODF_VARIANT_DOCUMENTS, SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
   type StorageBehaviour,
   type StorageServiceDouble,
