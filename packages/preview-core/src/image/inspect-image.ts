@@ -61,7 +61,8 @@ export async function inspectImage(bytes: Uint8Array, limits: { maxInputBytes: n
   assertSvgIsSelfContained(bytes);
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
+    // failOn 'none', as the render: a GIF cut short still says its size and the frames it holds.
+    metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
   } catch (error) {
     throw new PreviewError(
       'UNREADABLE_INPUT',

@@ -7,6 +7,7 @@ import {
   imageFacts,
   isNear,
   pixelAt,
+  previewFailure,
   QUADRANT_COLOURS,
   quadrantImage,
 } from '../../src/testing/index.js';
@@ -42,6 +43,19 @@ describe('damaged images show what decodes, as browsers do', () => {
     const truncated = png.subarray(0, Math.floor(png.length * 0.7));
     const result = await service.imagePreview(truncated, { area: '0x0' });
     expect(await imageFacts(result.data)).toMatchObject({ format: 'png', width: 200, height: 200 });
+  });
+
+  it('thumbnails a GIF cut to half its bytes; an AVIF cut in half is refused in our words', async () => {
+    const gif = await quadrantImage(200, 200, 'gif');
+    const result = await service.imageThumbnail(gif.subarray(0, gif.length / 2), { area: '100x100' });
+    expect(result).toMatchObject({ format: 'jpeg', width: 100, height: 100 });
+    const avif = await quadrantImage(200, 200, 'avif');
+    const error = await previewFailure(
+      service.imageThumbnail(avif.subarray(0, avif.length / 2), { area: '80x80' }),
+    );
+    expect(error.code).toBe('UNREADABLE_INPUT');
+    expect(error.message).toMatch(/^expected a png, jpeg, gif, webp, svg, tiff or avif image but /);
+    expect(error.message).not.toMatch(/heif|seek|vips/i);
   });
 
   it('keeps the pixel limit for damaged input', async () => {
