@@ -9,6 +9,18 @@ export interface ConversionRequest {
   readonly locale?: string | undefined;
   /** Gives up on a conversion still waiting for the converter. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Pages to export, 1-based and inclusive, when only they are needed (a thumbnail needs page 1).
+   * Converters whose {@link DocumentConverter.exportsPageRanges} is true return exactly those pages
+   * (fewer when the document is shorter); the others ignore it and return every page.
+   */
+  readonly pages?: ConversionPageRange | undefined;
+}
+
+/** Pages of a conversion, 1-based and inclusive. */
+export interface ConversionPageRange {
+  readonly first: number;
+  readonly last: number;
 }
 
 /** One warm converter process (a LibreOffice instance) as health reports show it. */
@@ -45,6 +57,8 @@ export interface ConverterStatus {
  * pass the conformance suite in `@collab-suite/preview-core/testing`.
  */
 export interface DocumentConverter {
+  /** True when `convert` honours {@link ConversionRequest.pages}; the document is then converted only partly. */
+  readonly exportsPageRanges?: boolean;
   /**
    * Converts one document to PDF bytes.
    * @throws {PreviewError} `CONVERSION_FAILED` when the document cannot be opened or converted;

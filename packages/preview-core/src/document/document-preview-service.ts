@@ -11,6 +11,12 @@ import {
 } from '../pdf/pdf-preview-service.js';
 import type { PdfPreview } from '../pdf/pdf-previewer.js';
 import type { PreviewInput, PreviewService } from '../preview-service.js';
+import { contentHash } from './content-hash.js';
+import {
+  type ConversionFailureOptions,
+  type ConversionFailureStats,
+  createConversionFailureMemory,
+} from './conversion-failures.js';
 import {
   type ConvertedPdf,
   type ConvertedPdfCache,
@@ -18,7 +24,7 @@ import {
   convertedPdfKey,
 } from './converted-pdf-cache.js';
 import { detectDocumentType } from './detect-document-type.js';
-import type { ConverterStatus, DocumentConverter } from './document-converter.js';
+import type { ConversionPageRange, ConverterStatus, DocumentConverter } from './document-converter.js';
 import type { DocumentType } from './document-type.js';
 import { normaliseLocale } from './locale.js';
 
@@ -84,6 +90,8 @@ export interface DocumentPreview extends PdfPreview {
 export interface DocumentPreviewStatus {
   readonly converter: ConverterStatus;
   readonly cache: ConvertedPdfCacheStats | undefined;
+  /** Documents remembered for crashing the converter or running past its time limit. */
+  readonly failures: ConversionFailureStats;
 }
 
 /** Office-document previews and thumbnails: recognise, convert to PDF (cached), then the PDF rules. */
@@ -125,9 +133,15 @@ export interface DocumentPreviewService {
   status(): DocumentPreviewStatus;
 }
 
+/** Pages a thumbnail needs: the first. */
+const FIRST_PAGE: ConversionPageRange = { first: 1, last: 1 };
+
 /**
- * Creates the document part of the preview service. Stored files' PDFs go through `cache` (keyed by
- * service type, id, version and locale); uploads are converted every time.
+ * Creates the document part of the preview service. Conversions go through `cache`: stored files'
+ * PDFs keyed by service type, id, version and locale, uploads' by the SHA-256 of their bytes and the
+ * locale. A thumbnail asks a converter that can for page 1 only. A document that crashes the converter
+ * or runs past its time limit `failures.attempts` times is refused (`CONVERSION_FAILED`) without
+ * converting it again for a while.
  * @throws {ZodError} when a limit is malformed.
  */
 export function createDocumentPreviewService(options: {
@@ -136,9 +150,11 @@ export function createDocumentPreviewService(options: {
   readonly converter: DocumentConverter;
   readonly cache?: ConvertedPdfCache;
   readonly limits?: DocumentLimitsInput;
+  readonly failures?: ConversionFailureOptions;
 }): DocumentPreviewService {
   const { previewService, pdfService, converter, cache } = options;
   const limits = documentLimitsSchema.parse(options.limits ?? {});
+  const failures = createConversionFailureMemory(options.failures);
   const zipLimits = {
     maxEntries: limits.maxZipEntries,
     maxUncompressedBytes: limits.maxUncompressedBytes,
@@ -157,32 +173,57 @@ export function createDocumentPreviewService(options: {
     return { data, type: await detectDocumentType(data, zipLimits) };
   };
 
-  // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
-  const isCached = (input: PreviewInput) => cache !== undefined && !(input instanceof Uint8Array);
-
-  const convert = async (input: PreviewInput, request: DocumentRequestOptions): Promise<ConvertedPdf> => {
-    const locale = normaliseLocale(request.locale, limits.defaultLocale);
-    const run = async () => {
-      const { data, type } = await recognise(input, request.signal);
-      const pdf = await converter.convert({ data, type, locale, signal: request.signal });
-      return { pdf, type };
-    };
-    if (!cache || input instanceof Uint8Array) return run();
-    return cache.getOrConvert(convertedPdfKey(input.storedFile, locale), run);
+  const convertOnce = async (
+    recognised: { data: Uint8Array; type: DocumentType; hash?: string },
+    locale: string,
+    pages: ConversionPageRange | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ConvertedPdf> => {
+    const { data, type } = recognised;
+    const failureKey = `${recognised.hash ?? (await contentHash(data))}${pagesSuffix(pages)}`;
+    failures.check(failureKey);
+    try {
+      return { pdf: await converter.convert({ data, type, locale, signal, pages }), type };
+    } catch (error) {
+      throw failures.record(failureKey, error);
+    }
   };
+
+  const convert = async (
+    input: PreviewInput,
+    request: DocumentRequestOptions,
+    wanted?: ConversionPageRange,
+  ): Promise<ConvertedPdf> => {
+    const locale = normaliseLocale(request.locale, limits.defaultLocale);
+    const pages = converter.exportsPageRanges ? wanted : undefined;
+    const { signal } = request;
+    if (input instanceof Uint8Array) {
+      const recognised = await recognise(input, signal);
+      const hash = await contentHash(recognised.data);
+      const run = () => convertOnce({ ...recognised, hash }, locale, pages, signal);
+      return cache ? cache.getOrConvert(`upload/${hash}/${locale}${pagesSuffix(pages)}`, run) : run();
+    }
+    const run = async () => convertOnce(await recognise(input, signal), locale, pages, signal);
+    if (!cache) return run();
+    const wholeKey = convertedPdfKey(input.storedFile, locale);
+    return (pages && cache.peek(wholeKey)) || cache.getOrConvert(`${wholeKey}${pagesSuffix(pages)}`, run);
+  };
+
+  // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
+  const transferInput = cache === undefined;
 
   return {
     limits,
     async preview(input, request = {}) {
       const { pdf, type } = await convert(input, request);
-      const preview = await pdfService.preview(pdf, { ...request, transferInput: !isCached(input) });
+      const preview = await pdfService.preview(pdf, { ...request, transferInput });
       return { ...preview, documentType: type };
     },
     async thumbnail(input, request) {
       assertPageThumbnailFormat(request, 'document');
       resolveArea(request.area, previewService.limits.maxOutputSide);
-      const { pdf } = await convert(input, request);
-      return pdfService.thumbnail(pdf, { ...request, transferInput: !isCached(input) });
+      const { pdf } = await convert(input, request, FIRST_PAGE);
+      return pdfService.thumbnail(pdf, { ...request, transferInput });
     },
     async planPreview(input, request = {}) {
       normaliseLocale(request.locale, limits.defaultLocale);
@@ -194,6 +235,10 @@ export function createDocumentPreviewService(options: {
       normaliseLocale(request.locale, limits.defaultLocale);
       return { format, documentType: (await recognise(input, request.signal)).type };
     },
-    status: () => ({ converter: converter.status(), cache: cache?.stats() }),
+    status: () => ({ converter: converter.status(), cache: cache?.stats(), failures: failures.stats() }),
   };
+}
+
+function pagesSuffix(pages: ConversionPageRange | undefined): string {
+  return pages ? `/pages=${pages.first}-${pages.last}` : '';
 }

@@ -28,7 +28,7 @@ const RETRY_CODES = new Set<PreviewErrorCode>([
 
 /**
  * A {@link DocumentConverter} without LibreOffice: every document becomes a PDF whose page n reads
- * `<type> page n <locale>`. For unit tests of code that uses a converter; it proves nothing about
+ * `<type> page n <locale>` (only the pages of `request.pages` when given). For unit tests of code that uses a converter; it proves nothing about
  * real conversions.
  */
 export function createInMemoryConverter(options: InMemoryConverterOptions = {}): InMemoryConverter {
@@ -43,7 +43,9 @@ export function createInMemoryConverter(options: InMemoryConverterOptions = {}):
   const render = async (request: ConversionRequest) => {
     const document = await PDFDocument.create();
     const font = await document.embedFont(StandardFonts.Helvetica);
-    for (let page = 1; page <= pages; page += 1) {
+    const first = Math.min(request.pages?.first ?? 1, pages);
+    const last = Math.min(request.pages?.last ?? pages, pages);
+    for (let page = first; page <= last; page += 1) {
       const text = `${request.type} page ${page} ${request.locale}`;
       document.addPage([595, 842]).drawText(text, { x: 40, y: 780, size: 20, font });
     }
@@ -64,6 +66,7 @@ export function createInMemoryConverter(options: InMemoryConverterOptions = {}):
   });
 
   return {
+    exportsPageRanges: true,
     requests,
     failWith(code) {
       failure = code;

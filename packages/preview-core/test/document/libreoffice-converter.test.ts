@@ -7,6 +7,7 @@ import { DOCX_CONTENT_TYPES, makeZip } from '../../src/testing/container-samples
 import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
+import { makeWord6Document, pagedParagraphs } from '../../src/testing/word6-document.js';
 
 // Real LibreOffice (Debian's soffice and python3-uno), one warm instance per pool: the machine has 2 cores.
 
@@ -82,4 +83,54 @@ describe('LibreOffice pool converting real documents', () => {
     expect(status.pool[0]).toMatchObject({ id: 0, state: 'idle' });
     expect(status.pool[0]?.pid).toBeGreaterThan(0);
   });
+});
+
+describe('LibreOffice pool exporting page ranges', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  for (const sample of SAMPLE_DOCUMENTS) {
+    it(`exports only page 1 of ${sample.name} when asked for it`, async () => {
+      const data = await sampleDocument(sample.name);
+      const pages = await pdfPageTexts(
+        await converter.convert({ data, type: sample.type, pages: { first: 1, last: 1 } }),
+      );
+      expect(pages).toHaveLength(1);
+      expect(pages[0]).toContain((FIRST_AND_LAST[sample.name.split('.')[0] ?? ''] ?? [''])[0]);
+    });
+  }
+
+  it('exports pages 2 to 3 of a text document', async () => {
+    const data = await sampleDocument('text.docx');
+    const pages = await pdfPageTexts(
+      await converter.convert({ data, type: 'docx', pages: { first: 2, last: 3 } }),
+    );
+    expect(pages).toHaveLength(2);
+    expect(pages[1]).toContain('Charlie page three');
+  });
+});
+
+describe('LibreOffice pool opening what the forced import filter refuses', () => {
+  let converter: LibreOfficeConverter;
+
+  beforeAll(async () => {
+    converter = createLibreOfficeConverter({ instances: 1 });
+    await converter.whenStarted();
+  });
+  afterAll(() => converter.close());
+
+  for (const version of ['word6', 'word95'] as const) {
+    it(`converts a ${version} .doc (an OLE2 doc the "MS Word 97" filter cannot open) by format detection`, async () => {
+      const data = makeWord6Document({ version, paragraphs: pagedParagraphs(3, 5) });
+      const pages = await pdfPageTexts(await converter.convert({ data, type: 'doc' }));
+      expect(pages).toHaveLength(3);
+      expect(pages[0]).toContain('Page 1');
+      expect(converter.status().restarts).toBe(0);
+    });
+  }
 });

@@ -174,6 +174,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
 
   return {
     options,
+    exportsPageRanges: true,
     whenStarted: () => started,
     async convert(request: ConversionRequest) {
       request.signal?.throwIfAborted();
@@ -181,6 +182,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
         data: request.data,
         type: request.type,
         locale: normaliseLocale(request.locale, options.defaultLocale),
+        pageRange: request.pages && `${request.pages.first}-${request.pages.last}`,
       };
       if (!usable()) throw unavailable();
       const idle = instances.find((instance) => instance.state === 'idle');

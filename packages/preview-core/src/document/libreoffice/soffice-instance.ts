@@ -14,6 +14,8 @@ export interface InstanceJob {
   readonly data: Uint8Array;
   readonly type: DocumentType;
   readonly locale: string;
+  /** LibreOffice's PDF export `PageRange`, e.g. `1` or `2-5`; every page when undefined. */
+  readonly pageRange?: string | undefined;
 }
 
 /** Outcome of a conversion: the PDF, or an error and whether the instance must be restarted. */
@@ -155,6 +157,7 @@ export class SofficeInstance {
         inputFilter: info.importFilter,
         exportFilter: info.pdfExportFilter,
         locale: job.locale,
+        pageRange: job.pageRange ?? null,
       }),
       this.whenGone().then((reason) => ({ ok: false, kind: 'gone', error: reason }) as const),
       limit.promise,
