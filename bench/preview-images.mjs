@@ -4,7 +4,10 @@
 //    Also, in the same alternating rounds, the HTTP floor: bare node:http receiving the same upload
 //    and answering the same raw sharp thumbnail (no framework, no checks), to show how much of the
 //    gap is any HTTP upload's and how much is ours.
-// 2. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
+// 2. The same upload sent by a client that costs something, as browsers and most Node code do:
+//    `fetch` with a new `FormData` per request, 8 in flight, to the server and to the HTTP floor in
+//    alternating rounds. Target: server / floor >= 0.9 at the default limits.
+// 3. Peak RSS (VmHWM) of a fresh server process, default limits, while 16 uploads of 50 MP JPEGs are
 //    in flight: first as 256x256 thumbnails, then as 1920x1080 previews. Target < 1 GiB.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -133,6 +136,64 @@ async function measureThroughput() {
   }
 }
 
+/** POSTs `photo` the way a browser or ordinary Node code does: `fetch` with a new FormData. */
+async function fetchPost(url, photo) {
+  const form = new FormData();
+  form.append('file', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg');
+  const response = await fetch(url, { method: 'POST', body: form });
+  const data = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200)
+    throw new Error(`HTTP ${response.status}: ${data.toString('utf8').slice(0, 200)}`);
+  return data;
+}
+
+async function measureFetchClient(serverEnv = {}) {
+  const photo = await photoJpeg(4000, 3000);
+  const server = await startReferenceServer(serverEnv);
+  const floor = await startListeningProcess([fileURLToPath(import.meta.url), '--bare-thumbnail-server']);
+  try {
+    const viaServer = () => fetchPost(`${server.url}/preview/image/256x256/thumbnail/`, photo);
+    const viaFloor = () => fetchPost(`${floor.url}/`, photo);
+    await throughput(WARM_UP, IN_FLIGHT, viaServer);
+    await throughput(WARM_UP, IN_FLIGHT, viaFloor);
+    const ratios = [];
+    const totals = { server: 0, floor: 0 };
+    const cpu = { server: 0, floor: 0, clientToServer: 0, clientToFloor: 0 };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      // Alternate which side goes first, so a slow spell on the machine hits both alike.
+      const sides = [
+        ['server', server.pid, viaServer, 'clientToServer'],
+        ['floor', floor.pid, viaFloor, 'clientToFloor'],
+      ];
+      if (round % 2 === 1) sides.reverse();
+      const rates = {};
+      for (const [name, pid, task, clientKey] of sides) {
+        const own = process.cpuUsage();
+        const before = cpuMillisecondsOf(pid);
+        rates[name] = await throughput(PER_ROUND, IN_FLIGHT, task);
+        cpu[name] += cpuMillisecondsOf(pid) - before;
+        cpu[clientKey] += cpuMilliseconds(process.cpuUsage(own));
+        totals[name] += rates[name];
+      }
+      ratios.push(rates.server / rates.floor);
+    }
+    const perThumbnail = (milliseconds) => (milliseconds / (ROUNDS * PER_ROUND)).toFixed(1);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const median = (sorted[(ROUNDS - 1) >> 1] + sorted[ROUNDS >> 1]) / 2;
+    const settings = Object.keys(serverEnv).length === 0 ? 'default limits' : JSON.stringify(serverEnv);
+    console.log(`\nfetch + FormData client, ${IN_FLIGHT} in flight, server at ${settings}:`);
+    console.log(
+      `server ${(totals.server / ROUNDS).toFixed(1)} thumbnails/s, HTTP floor ${(totals.floor / ROUNDS).toFixed(1)} thumbnails/s; server / floor ${median.toFixed(2)} (median of ${ROUNDS} alternating rounds: ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.90)`,
+    );
+    console.log(
+      `CPU per thumbnail: server ${perThumbnail(cpu.server)} ms, floor ${perThumbnail(cpu.floor)} ms; fetch client ${perThumbnail(cpu.clientToServer)} ms (to the server), ${perThumbnail(cpu.clientToFloor)} ms (to the floor)`,
+    );
+  } finally {
+    await server.stop();
+    await floor.stop();
+  }
+}
+
 async function measureMemory() {
   const width = 8660;
   const height = 5774;
@@ -171,7 +232,19 @@ if (process.argv[2] === '--bare-thumbnail-server') {
   sharp.cache(false);
   runBareUploadServer(rawThumbnail, 'image/jpeg');
 } else {
-  await measureThroughput();
-  await measureMemory();
+  // `node bench/preview-images.mjs fetch` runs only the fetch-client part.
+  const only = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+  if (only.length === 0 && process.argv.some((arg) => arg.startsWith('--server-env='))) only.push('none');
+  const wanted = (part) => only.length === 0 || only.includes(part);
+  if (wanted('throughput')) await measureThroughput();
+  if (wanted('fetch')) await measureFetchClient();
+  // `--server-env=NAME=value` (repeatable) measures the fetch client against a server so configured.
+  const serverEnv = Object.fromEntries(
+    process.argv
+      .filter((arg) => arg.startsWith('--server-env='))
+      .map((arg) => arg.slice('--server-env='.length).split(/=(.*)/s).slice(0, 2)),
+  );
+  if (Object.keys(serverEnv).length > 0) await measureFetchClient(serverEnv);
+  if (wanted('memory')) await measureMemory();
   client.close();
 }

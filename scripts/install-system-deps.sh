@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Node: pnpm, and (as root, on Debian/Ubuntu) LibreOffice without
-# a GUI, python3-uno for the warm conversion pool, metric-compatible fonts, and Chromium for the
-# WebRTC browser tests, HAProxy for the cluster test, nginx and systemd-analyze for the deployment
-# tests. Idempotent; skips what is already there.
+# a GUI, python3-uno for the warm conversion pool, metric-compatible fonts, Chromium for the WebRTC
+# browser tests, HAProxy for the cluster test, nginx and systemd-analyze for the deployment tests,
+# and qpdf for the encrypted-PDF samples. Idempotent; skips what is already there.
 set -euo pipefail
 
 pnpm_version=10.34.9
@@ -13,7 +13,7 @@ fi
 packages=(
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  chromium openssl iproute2 util-linux haproxy xmlsec1 nginx systemd
+  chromium openssl iproute2 util-linux haproxy xmlsec1 nginx systemd qpdf
 )
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -11,11 +11,31 @@ import {
   type ZipLimits,
 } from './zip-container.js';
 
-const ODF_TYPES: Readonly<Record<string, DocumentType>> = {
-  'application/vnd.oasis.opendocument.text': 'odt',
-  'application/vnd.oasis.opendocument.spreadsheet': 'ods',
-  'application/vnd.oasis.opendocument.presentation': 'odp',
-};
+const ODF_MEDIA_TYPE = 'application/vnd.oasis.opendocument.';
+
+/**
+ * OpenDocument `mimetype`s (after the common prefix) by family: the document, its template, and for
+ * text the Writer/Web and master documents (and their templates). The same import filter reads the
+ * variants of a family, so each is previewed as the family's document type.
+ */
+const ODF_TYPES: ReadonlyMap<string, DocumentType> = new Map([
+  ['text', 'odt'],
+  ['text-template', 'odt'],
+  ['text-web', 'odt'],
+  ['text-master', 'odt'],
+  ['text-master-template', 'odt'],
+  ['spreadsheet', 'ods'],
+  ['spreadsheet-template', 'ods'],
+  ['presentation', 'odp'],
+  ['presentation-template', 'odp'],
+]);
+
+/** The family type of an OpenDocument `mimetype`, or undefined (drawings, formulas, charts, ...). */
+function odfType(declared: string): DocumentType | undefined {
+  return declared.startsWith(ODF_MEDIA_TYPE)
+    ? ODF_TYPES.get(declared.slice(ODF_MEDIA_TYPE.length))
+    : undefined;
+}
 
 const OOXML_MAIN_PARTS: ReadonlyArray<readonly [string, DocumentType]> = [
   ['application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml', 'docx'],
@@ -52,7 +72,7 @@ async function detectZip(bytes: Uint8Array, limits: ZipLimits): Promise<Document
   let type: DocumentType | undefined;
   if (mimetype) {
     const declared = (await readZipEntry(bytes, mimetype, MAX_MARKER_BYTES)).toString('latin1').trim();
-    type = ODF_TYPES[declared];
+    type = odfType(declared);
     if (!type) throw unsupported(`an OpenDocument of type "${declared.slice(0, 100)}"`);
     await refuseEncryptedOdf(bytes, byName.get('META-INF/manifest.xml'));
   } else if (contentTypes) {

@@ -5,6 +5,12 @@ import { createTimeSlicer, type TimeSlicer } from './time-slicer.js';
 // names and a few small streams, every sector chain is bounded and checked for cycles on untrusted
 // input, and the directory walk yields to the event loop in time slices; cfb parses the whole file
 // synchronously into memory first.
+//
+// Lenient as LibreOffice is: a chain that breaks off (a pointer past the end of a truncated file, a
+// free slot, a declared size longer than the chain) ends there, and a directory pointer to a missing
+// entry is skipped, so a slightly damaged file still reaches the converter, which decides. What
+// protects this reader stays strict: every walk is bounded by the sector count, and a chain that
+// loops is refused.
 
 /** The 8 bytes every OLE2 compound file (doc, xls, ppt, encrypted OOXML) starts with. */
 const SIGNATURE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
@@ -36,12 +42,17 @@ function sectorOffset(layout: Layout, sector: number): number {
   return (sector + 1) * layout.sectorSize;
 }
 
-/** Sector numbers of the FAT, from the header's DIFAT and the DIFAT chain after it. */
+function isInFile(layout: Layout, sector: number): boolean {
+  return sector < layout.sectorCount;
+}
+
+/**
+ * Sector numbers of the FAT, from the header's DIFAT and the DIFAT chain after it: at most one per
+ * sector of the file, and only as many as a DIFAT chain that breaks off still names.
+ */
 function fatSectors(layout: Layout): number[] {
   const { data, sectorSize } = layout;
-  const count = data.getUint32(44, true);
-  if (count > layout.sectorCount)
-    throw damaged(`it declares ${count} FAT sectors in a file of ${layout.sectorCount}`);
+  const count = Math.min(data.getUint32(44, true), layout.sectorCount);
   const sectors: number[] = [];
   for (let index = 0; index < HEADER_DIFAT_ENTRIES && sectors.length < count; index += 1) {
     sectors.push(data.getUint32(76 + index * 4, true));
@@ -49,9 +60,7 @@ function fatSectors(layout: Layout): number[] {
   let difat = data.getUint32(68, true);
   const perSector = sectorSize / 4 - 1;
   for (let hops = 0; sectors.length < count; hops += 1) {
-    if (difat === END_OF_CHAIN || difat === FREE_SECTOR || hops > layout.sectorCount) {
-      throw damaged('its DIFAT chain ends early or loops');
-    }
+    if (!isInFile(layout, difat) || hops > layout.sectorCount) break;
     const base = sectorOffset(layout, difat);
     for (let index = 0; index < perSector && sectors.length < count; index += 1) {
       sectors.push(data.getUint32(base + index * 4, true));
@@ -64,9 +73,11 @@ function fatSectors(layout: Layout): number[] {
 async function readFat(layout: Layout, slicer: TimeSlicer): Promise<Uint32Array> {
   const sectors = fatSectors(layout);
   const perSector = layout.sectorSize / 4;
-  const fat = new Uint32Array(sectors.length * perSector);
+  const fat = new Uint32Array(sectors.length * perSector).fill(FREE_SECTOR);
   for (const [index, sector] of sectors.entries()) {
     if (slicer.due()) await slicer.pause();
+    // A FAT sector past the end of a truncated file: its slots stay free, their chains end there.
+    if (!isInFile(layout, sector)) continue;
     const base = sectorOffset(layout, sector);
     for (let slot = 0; slot < perSector; slot += 1) {
       fat[index * perSector + slot] = layout.data.getUint32(base + slot * 4, true);
@@ -82,23 +93,24 @@ interface SectorTable {
   next(sector: number): number;
 }
 
-function fatTable(fat: Uint32Array): SectorTable {
-  return { size: fat.length, next: (sector) => fat[sector] ?? END_OF_CHAIN };
+/** The FAT as a table of the sectors that lie in the file. */
+function fatTable(fat: Uint32Array, layout: Layout): SectorTable {
+  return { size: Math.min(fat.length, layout.sectorCount), next: (sector) => fat[sector] ?? END_OF_CHAIN };
 }
 
 /**
  * The chain starting at `start`, walked only as far as asked: the returned function gives the
- * `index`th sector, or undefined past the chain's end. At most `limit` sectors long.
+ * `index`th sector, or undefined past the chain's end. A pointer outside the table (past the end of
+ * the file, a free slot) ends the chain.
+ * @throws {PreviewError} `UNREADABLE_INPUT` when the chain loops or passes `limit` sectors.
  */
 function walkChain(table: SectorTable, start: number, limit: number): (index: number) => number | undefined {
   const sectors: number[] = [];
   const seen = new Set<number>();
   let sector = start;
   return (index) => {
-    while (sectors.length <= index && sector !== END_OF_CHAIN) {
-      if (sectors.length > limit || sector >= table.size || seen.has(sector)) {
-        throw damaged('a sector chain loops or breaks');
-      }
+    while (sectors.length <= index && sector < table.size) {
+      if (sectors.length > limit || seen.has(sector)) throw damaged('a sector chain loops');
       seen.add(sector);
       sectors.push(sector);
       sector = table.next(sector);
@@ -122,17 +134,17 @@ function chain(
   return sectors;
 }
 
-/** Copies the first `length` bytes of blocks of `unit` bytes starting at `offsets` in `bytes`. */
+/**
+ * Copies the first `length` bytes of blocks of `unit` bytes starting at `offsets` in `bytes`, or
+ * fewer when the blocks (a chain that broke off) hold fewer.
+ */
 function copyBlocks(bytes: Uint8Array, offsets: readonly number[], unit: number, length: number): Uint8Array {
-  const result = new Uint8Array(length);
+  const result = new Uint8Array(Math.min(length, offsets.length * unit));
   offsets.forEach((offset, index) => {
     const from = index * unit;
-    const count = Math.min(unit, length - from);
-    if (count <= 0) return;
-    if (offset + count > bytes.byteLength) throw damaged('a stream runs past the end of the file');
-    result.set(bytes.subarray(offset, offset + count), from);
+    const count = Math.min(unit, result.byteLength - from, bytes.byteLength - offset);
+    if (count > 0) result.set(bytes.subarray(offset, offset + count), from);
   });
-  if (offsets.length * unit < length) throw damaged('a stream chain is shorter than its declared size');
   return result;
 }
 
@@ -167,7 +179,7 @@ async function readDirectory(
   slicer: TimeSlicer,
 ): Promise<DirectoryEntry[]> {
   const entries: DirectoryEntry[] = [];
-  const sectorAt = walkChain(fatTable(fat), layout.data.getUint32(48, true), layout.sectorCount);
+  const sectorAt = walkChain(fatTable(fat, layout), layout.data.getUint32(48, true), layout.sectorCount);
   for (let index = 0, sector = sectorAt(0); sector !== undefined; index += 1, sector = sectorAt(index)) {
     if (slicer.due()) await slicer.pause();
     const base = sectorOffset(layout, sector);
@@ -196,7 +208,7 @@ async function rootChildren(entries: readonly DirectoryEntry[], slicer: TimeSlic
     const index = pending.pop() ?? NO_ENTRY;
     if (index === NO_ENTRY || seen.has(index)) continue;
     const entry = entries[index];
-    if (!entry) throw damaged(`its directory points at missing entry ${index}`);
+    if (!entry) continue;
     seen.add(index);
     children.names.add(entry.name);
     if (entry.type === STREAM_ENTRY && !children.streams.has(entry.name))
@@ -211,9 +223,9 @@ export interface OleContainer {
   /** Names of the root storage's children, e.g. `WordDocument`, `Workbook`, `PowerPoint Document`. */
   readonly rootNames: ReadonlySet<string>;
   /**
-   * The first `maxBytes` bytes (all when shorter) of the top-level stream `name`, or undefined when
-   * there is no such stream.
-   * @throws {PreviewError} `UNREADABLE_INPUT` when its sector chain is damaged.
+   * The first `maxBytes` bytes (all when shorter) of the top-level stream `name`, as far as its sector
+   * chain reaches, or undefined when there is no such stream.
+   * @throws {PreviewError} `UNREADABLE_INPUT` when its sector chain loops.
    */
   readStream(name: string, maxBytes: number): Uint8Array | undefined;
 }
@@ -228,7 +240,12 @@ interface Parsed {
 /** The first `length` bytes of the chain of regular sectors starting at `start`. */
 function readSectors(parsed: Parsed, start: number, length: number): Uint8Array {
   const { layout, fat, bytes } = parsed;
-  const sectors = chain(fatTable(fat), start, layout.sectorCount, Math.ceil(length / layout.sectorSize));
+  const sectors = chain(
+    fatTable(fat, layout),
+    start,
+    layout.sectorCount,
+    Math.ceil(length / layout.sectorSize),
+  );
   const offsets = sectors.map((sector) => sectorOffset(layout, sector));
   return copyBlocks(bytes, offsets, layout.sectorSize, length);
 }
@@ -241,12 +258,12 @@ function miniFatTable(parsed: Parsed): SectorTable {
   const { layout, fat } = parsed;
   const perSector = layout.sectorSize / 4;
   const sectors = Math.min(layout.data.getUint32(64, true), layout.sectorCount);
-  const sectorAt = walkChain(fatTable(fat), layout.data.getUint32(60, true), layout.sectorCount);
+  const sectorAt = walkChain(fatTable(fat, layout), layout.data.getUint32(60, true), layout.sectorCount);
   return {
     size: sectors * perSector,
     next(miniSector) {
       const sector = sectorAt(Math.floor(miniSector / perSector));
-      if (sector === undefined) throw damaged('a stream chain is shorter than its declared size');
+      if (sector === undefined) return END_OF_CHAIN;
       return layout.data.getUint32(sectorOffset(layout, sector) + (miniSector % perSector) * 4, true);
     },
   };
@@ -259,16 +276,16 @@ function readMiniStream(parsed: Parsed, entry: DirectoryEntry, length: number): 
   if (miniShift !== 6) throw damaged(`its mini sector size 2^${miniShift} is not 64 bytes`);
   const miniSize = 1 << miniShift;
   const miniFat = miniFatTable(parsed);
-  const containerSectorAt = walkChain(fatTable(fat), root.start, layout.sectorCount);
+  const containerSectorAt = walkChain(fatTable(fat, layout), root.start, layout.sectorCount);
   const miniSectors = chain(miniFat, entry.start, miniFat.size, Math.ceil(length / miniSize));
-  const offsets = miniSectors.map((miniSector) => {
+  const offsets: number[] = [];
+  // The stream ends where a mini sector lies past the end of the mini stream.
+  for (const miniSector of miniSectors) {
     const position = miniSector * miniSize;
     const sector = containerSectorAt(Math.floor(position / layout.sectorSize));
-    if (sector === undefined || position + miniSize > root.size) {
-      throw damaged(`mini sector ${miniSector} lies past the end of the mini stream`);
-    }
-    return sectorOffset(layout, sector) + (position % layout.sectorSize);
-  });
+    if (sector === undefined || position + miniSize > root.size) break;
+    offsets.push(sectorOffset(layout, sector) + (position % layout.sectorSize));
+  }
   return copyBlocks(bytes, offsets, miniSize, length);
 }
 
@@ -276,7 +293,8 @@ function readMiniStream(parsed: Parsed, entry: DirectoryEntry, length: number): 
  * Parses the header, FAT and directory of an OLE2 compound file; streams are read only when asked
  * for, and every chain is bounded by the file's sector count. Large tables are read in slices that
  * let the event loop serve other work in between.
- * @throws {PreviewError} `UNREADABLE_INPUT` when the file is truncated or its structures are damaged.
+ * @throws {PreviewError} `UNREADABLE_INPUT` when the header is not that of a compound file, there is
+ * no root entry, or a chain loops.
  */
 export async function openOleContainer(bytes: Uint8Array): Promise<OleContainer> {
   const data = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -39,8 +39,12 @@ const RATIO_CHECK_FROM_BYTES = 1024 * 1024;
 const VERIFY_CHUNK_BYTES = 64 * 1024;
 const UTF8 = new TextDecoder();
 
-function damaged(reason: string): PreviewError {
-  return new PreviewError('UNREADABLE_INPUT', `expected a complete zip container but ${reason}`);
+function damaged(reason: string, cause?: unknown): PreviewError {
+  return new PreviewError(
+    'UNREADABLE_INPUT',
+    `expected a complete zip container but ${reason}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 function tooLarge(reason: string, details: Record<string, number | string>): PreviewError {
@@ -236,7 +240,7 @@ export async function readZipEntry(bytes: Uint8Array, entry: ZipEntry, maxBytes:
         entry: entry.name,
       });
     }
-    throw damaged(`entry "${entry.name}" cannot be inflated (${(error as Error).message})`);
+    throw damaged(`entry "${entry.name}" cannot be inflated (its compressed data is corrupt)`, error);
   }
 }
 
@@ -270,7 +274,7 @@ async function verifyEntry(bytes: Uint8Array, entry: ZipEntry): Promise<void> {
   try {
     size = await inflatedSize(compressed, Math.max(1, entry.uncompressedSize));
   } catch (error) {
-    throw damaged(`entry "${entry.name}" cannot be inflated (${(error as Error).message})`);
+    throw damaged(`entry "${entry.name}" cannot be inflated (its compressed data is corrupt)`, error);
   }
   if (size > Math.max(1, entry.uncompressedSize)) {
     throw tooLarge(`entry "${entry.name}" expands beyond its declared ${entry.uncompressedSize} bytes`, {

@@ -11,10 +11,35 @@ export interface ImageInfo extends Size {
   readonly frames: number;
 }
 
-const EXPECTED = 'a png, jpeg, gif, webp or svg image';
+/** What the refusals say was expected. */
+export const EXPECTED_IMAGE = 'a png, jpeg, gif, webp, svg, tiff or avif image';
 
 function isInputFormat(format: string): format is InputFormat {
   return (INPUT_FORMATS as readonly string[]).includes(format);
+}
+
+/**
+ * The accepted format sharp's header says, else a refusal naming what came. sharp calls AVIF `heif`
+ * with `av1` compression; other HEIF (HEVC, i.e. HEIC) cannot be decoded here, so it is refused.
+ */
+function inputFormatOf(metadata: Metadata): InputFormat {
+  if (metadata.format === 'heif') {
+    if (metadata.compression === 'av1') return 'avif';
+    const compression = metadata.compression ?? 'unknown';
+    throw new PreviewError(
+      'UNREADABLE_INPUT',
+      `expected ${EXPECTED_IMAGE} but received a HEIF image compressed with ${compression}${compression === 'hevc' ? ' (HEIC)' : ''}, a format this server cannot decode`,
+      { details: { format: 'heif', compression } },
+    );
+  }
+  if (isInputFormat(metadata.format)) return metadata.format;
+  throw new PreviewError(
+    'UNREADABLE_INPUT',
+    `expected ${EXPECTED_IMAGE} but received a ${metadata.format} image, a format this server does not support`,
+    {
+      details: { format: metadata.format },
+    },
+  );
 }
 
 /**
@@ -24,7 +49,7 @@ function isInputFormat(format: string): format is InputFormat {
  */
 export async function inspectImage(bytes: Uint8Array, limits: { maxInputBytes: number }): Promise<ImageInfo> {
   if (bytes.byteLength === 0) {
-    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED} but received 0 bytes`);
+    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED_IMAGE} but received 0 bytes`);
   }
   if (bytes.byteLength > limits.maxInputBytes) {
     throw new PreviewError(
@@ -36,29 +61,22 @@ export async function inspectImage(bytes: Uint8Array, limits: { maxInputBytes: n
   assertSvgIsSelfContained(bytes);
   let metadata: Metadata;
   try {
-    metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
+    // failOn 'none', as the render: a GIF cut short still says its size and the frames it holds.
+    metadata = await sharp(bytes, { limitInputPixels: false, failOn: 'none' }).metadata();
   } catch (error) {
     throw new PreviewError(
       'UNREADABLE_INPUT',
-      `expected ${EXPECTED} but received ${bytes.byteLength} bytes that could not be read as one`,
+      `expected ${EXPECTED_IMAGE} but received ${bytes.byteLength} bytes that could not be read as one`,
       { cause: error },
     );
   }
-  if (!isInputFormat(metadata.format)) {
-    throw new PreviewError(
-      'UNREADABLE_INPUT',
-      `expected ${EXPECTED} but received a ${metadata.format} image`,
-      {
-        details: { format: metadata.format },
-      },
-    );
-  }
+  const format = inputFormatOf(metadata);
   const oriented = metadata.autoOrient ?? metadata;
   if (!(oriented.width > 0 && oriented.height > 0)) {
-    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED} with a size but received none`);
+    throw new PreviewError('UNREADABLE_INPUT', `expected ${EXPECTED_IMAGE} with a size but received none`);
   }
   return {
-    format: metadata.format,
+    format,
     width: oriented.width,
     height: oriented.height,
     frames: Math.max(1, metadata.pages ?? 1),

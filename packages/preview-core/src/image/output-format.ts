@@ -1,8 +1,12 @@
 import { PreviewError } from '../errors.js';
 import type { OutputFormat } from './image-options.js';
 
-/** Image formats accepted as input. */
-export const INPUT_FORMATS = ['jpeg', 'png', 'gif', 'webp', 'svg'] as const;
+/**
+ * Image formats accepted as input: the five of the spec, and TIFF and AVIF, which the libvips bundled
+ * with sharp decodes with fuzzed loaders (libtiff, libheif with the AV1 decoder). HEIC (HEIF with HEVC)
+ * is not among them: prebuilt sharp has no HEVC decoder.
+ */
+export const INPUT_FORMATS = ['jpeg', 'png', 'gif', 'webp', 'svg', 'tiff', 'avif'] as const;
 /** An accepted input format; svg is rasterised, never returned as svg. */
 export type InputFormat = (typeof INPUT_FORMATS)[number];
 

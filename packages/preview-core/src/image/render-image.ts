@@ -2,6 +2,7 @@ import sharp, { type Sharp } from 'sharp';
 import { PreviewError } from '../errors.js';
 import type { RenderPlan, Size } from './geometry.js';
 import { type ImageQuality, JPEG_QUALITY, type OutputFormat, type ThumbnailShape } from './image-options.js';
+import { EXPECTED_IMAGE } from './inspect-image.js';
 import { ellipseMask, ellipseSurround } from './shape-masks.js';
 
 /** An encoded image. `width` and `height` are those of one frame. */
@@ -39,8 +40,13 @@ export interface RenderJob {
 const BLACK = { r: 0, g: 0, b: 0, alpha: 1 };
 const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 
+/**
+ * `failOn: 'none'`: damaged pixel data (a truncated JPEG or PNG) shows what decodes, as browsers do;
+ * the header was read whole and checked against the pixel limit before, and `limitInputPixels` and
+ * the timeout still hold.
+ */
 function openInput(job: RenderJob): Sharp {
-  const common = { failOn: 'error', limitInputPixels: job.maxInputPixels } as const;
+  const common = { failOn: 'none', limitInputPixels: job.maxInputPixels } as const;
   if (job.input instanceof Uint8Array) {
     return sharp(job.input, { ...common, autoOrient: true, animated: job.animated });
   }
@@ -108,9 +114,10 @@ function describeFailure(error: unknown, job: RenderJob): PreviewError {
       cause: error,
     });
   }
+  // libvips' own message (e.g. "VipsJpeg: ...") stays in `cause`, for logs.
   return new PreviewError(
     'UNREADABLE_INPUT',
-    `expected a complete png, jpeg, gif, webp or svg image but decoding failed: ${text.split('\n')[0]}`,
+    `expected ${EXPECTED_IMAGE} but decoding failed: its data is damaged beyond what can be shown`,
     { cause: error },
   );
 }

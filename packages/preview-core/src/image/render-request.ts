@@ -57,7 +57,7 @@ export async function planImageBytes(
 }
 
 /**
- * Renders encoded image bytes (png, jpeg, gif, webp, svg) as a preview or thumbnail, without
+ * Renders encoded image bytes (png, jpeg, gif, webp, svg, tiff, avif) as a preview or thumbnail, without
  * queueing: checks the header first ({@link planImageBytes}), then decodes only what the output needs.
  * @throws {PreviewError} the codes of {@link planImageBytes}, and `RENDER_TIMEOUT`.
  */

@@ -1,4 +1,5 @@
 import { PreviewError } from '../errors.js';
+import { encryptsOnlyEmbeddedFiles } from './encryption-scope.js';
 import { loadMupdf, type Mupdf, takeMupdfMessages } from './mupdf-module.js';
 
 /** A PDF opened with mupdf and checked: not empty, not locked, at least one page. Call `close()`. */
@@ -9,10 +10,6 @@ export interface OpenedPdf {
   /** True when mupdf had to rebuild a damaged cross-reference table. */
   readonly repaired: boolean;
   close(): void;
-}
-
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
 }
 
 /**
@@ -32,19 +29,25 @@ export function assertPdfSize(bytes: Uint8Array, maxInputBytes: number): void {
   }
 }
 
-function unreadable(reason: string, cause?: unknown): PreviewError {
-  const messages = takeMupdfMessages().slice(-3).join('; ');
+/**
+ * A refusal in our words. mupdf's own messages (its exception and recent warnings) stay in `cause`
+ * for logs: they name its internals, not what the client can do about the file.
+ */
+function unreadable(reason: string, error?: unknown): PreviewError {
+  const messages = takeMupdfMessages().slice(-3);
+  const cause = error ?? (messages.length > 0 ? new Error(messages.join('; ')) : undefined);
   return new PreviewError(
     'UNREADABLE_INPUT',
-    `expected a readable PDF but ${reason}${messages ? ` (${messages})` : ''}`,
+    `expected a readable PDF but ${reason}`,
     cause === undefined ? {} : { cause },
   );
 }
 
 /**
- * Opens a PDF with mupdf, repairing a damaged cross-reference table when it can.
+ * Opens a PDF with mupdf, repairing a damaged cross-reference table when it can. A PDF whose
+ * encryption covers embedded files only opens without a password: its pages are not encrypted.
  * @throws {PreviewError} `UNREADABLE_INPUT` when the bytes are not a PDF or it has no pages;
- * `PASSWORD_PROTECTED` when it needs a password to open.
+ * `PASSWORD_PROTECTED` when its pages need a password.
  */
 export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   const mupdf = await loadMupdf();
@@ -53,11 +56,11 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   try {
     document = new mupdf.PDFDocument(bytes);
   } catch (error) {
-    throw unreadable(`parsing failed: ${firstLine(error)}`, error);
+    throw unreadable('it is not a PDF or is damaged beyond repair', error);
   }
   const close = () => document.destroy();
   try {
-    if (document.needsPassword()) {
+    if (document.needsPassword() && !encryptsOnlyEmbeddedFiles(document)) {
       throw new PreviewError(
         'PASSWORD_PROTECTED',
         'the PDF is protected by a password, so it cannot be previewed',
@@ -69,6 +72,6 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
   } catch (error) {
     close();
     if (error instanceof PreviewError) throw error;
-    throw unreadable(`reading it failed: ${firstLine(error)}`, error);
+    throw unreadable('its structure cannot be read (it is damaged beyond repair)', error);
   }
 }

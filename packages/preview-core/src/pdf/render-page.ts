@@ -52,10 +52,12 @@ export function renderPage(
     }
   } catch (error) {
     if (error instanceof PreviewError) throw error;
-    const text = error instanceof Error ? error.message : String(error);
-    throw new PreviewError('UNREADABLE_INPUT', `expected a drawable PDF page but rendering failed: ${text}`, {
-      cause: error,
-    });
+    // mupdf's own message stays in `cause`, for logs.
+    throw new PreviewError(
+      'UNREADABLE_INPUT',
+      `expected a drawable PDF page but page ${pageIndex + 1} is too damaged to draw`,
+      { cause: error },
+    );
   } finally {
     page.destroy();
   }

@@ -3,42 +3,52 @@ import { PreviewError } from '../errors.js';
 import type { OpenedPdf } from './open-pdf.js';
 import type { PageSelection } from './page-selection.js';
 
-function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+/** Zero-based page numbers of the selection. */
+function selectedIndices(selection: PageSelection): number[] {
+  return Array.from({ length: selection.count }, (_, offset) => selection.firstPage - 1 + offset);
 }
 
 /**
- * Bytes pdf-lib can parse: the original, or mupdf's rewrite of it when pdf-lib refuses it, which
- * happens for a PDF encrypted with an owner password only (readable without a password) and for a
- * damaged file mupdf repaired.
+ * Copies pages with pdf-lib, which keeps the original objects as they are. Throws whatever pdf-lib
+ * throws, and when pdf-lib counts other pages than mupdf (its page numbers would not be the same).
  */
-async function loadForCopy(bytes: Uint8Array, opened: OpenedPdf): Promise<PDFDocument> {
+async function copyWithPdfLib(bytes: Uint8Array, opened: OpenedPdf, indices: number[]): Promise<Uint8Array> {
+  const source = await PDFDocument.load(bytes, { updateMetadata: false });
+  if (source.getPageCount() !== opened.pageCount) {
+    throw new Error(`pdf-lib sees ${source.getPageCount()} pages where mupdf sees ${opened.pageCount}`);
+  }
+  const target = await PDFDocument.create({ updateMetadata: false });
+  const pages = await target.copyPages(source, indices);
+  for (const page of pages) target.addPage(page);
+  return target.save();
+}
+
+/**
+ * Copies pages with mupdf from the document it already opened (and repaired where it had to), with
+ * their resources, into a new PDF that mupdf writes. Reads what pdf-lib refuses: damaged page trees,
+ * encrypted files that open without a password.
+ */
+function copyWithMupdf(opened: OpenedPdf, indices: number[]): Uint8Array {
+  const target = new opened.mupdf.PDFDocument();
   try {
-    const direct = await PDFDocument.load(bytes, { updateMetadata: false });
-    if (direct.getPageCount() === opened.pageCount) return direct;
-    throw new Error(`pdf-lib sees ${direct.getPageCount()} pages where mupdf sees ${opened.pageCount}`);
-  } catch (error) {
+    const graft = target.newGraftMap();
+    for (const index of indices) graft.graftPage(-1, opened.document, index);
+    graft.destroy();
+    const buffer = target.saveToBuffer('garbage=compact');
     try {
-      const rewritten = opened.document.saveToBuffer('encrypt=none,garbage=compact');
-      try {
-        return await PDFDocument.load(rewritten.asUint8Array(), { updateMetadata: false });
-      } finally {
-        rewritten.destroy();
-      }
-    } catch {
-      throw new PreviewError(
-        'UNREADABLE_INPUT',
-        `expected a PDF whose pages can be copied but parsing failed: ${firstLine(error)}`,
-        { cause: error },
-      );
+      return buffer.asUint8Array().slice();
+    } finally {
+      buffer.destroy();
     }
+  } finally {
+    target.destroy();
   }
 }
 
 /**
  * The selected pages as a new PDF, or the original bytes unchanged when the selection is the whole
- * document.
- * @throws {PreviewError} `UNREADABLE_INPUT` when the pages cannot be copied.
+ * document. pdf-lib copies them; when it cannot parse or copy the file, mupdf does.
+ * @throws {PreviewError} `UNREADABLE_INPUT` when neither can copy the pages.
  */
 export async function selectPages(
   bytes: Uint8Array,
@@ -46,19 +56,25 @@ export async function selectPages(
   selection: PageSelection,
 ): Promise<Uint8Array> {
   if (selection.whole) return bytes;
-  const source = await loadForCopy(bytes, opened);
-  const target = await PDFDocument.create({ updateMetadata: false });
-  const indices = Array.from({ length: selection.count }, (_, offset) => selection.firstPage - 1 + offset);
+  const indices = selectedIndices(selection);
+  let pdfLibError: unknown;
   try {
-    const pages = await target.copyPages(source, indices);
-    for (const page of pages) target.addPage(page);
-    return await target.save();
+    return await copyWithPdfLib(bytes, opened, indices);
   } catch (error) {
+    pdfLibError = error;
+  }
+  try {
+    return copyWithMupdf(opened, indices);
+  } catch (mupdfError) {
+    const pages = `${selection.firstPage}-${selection.lastPage}`;
     throw new PreviewError(
       'UNREADABLE_INPUT',
-      `expected PDF pages that can be copied but copying failed: ${firstLine(error)}`,
+      `expected a PDF whose pages can be copied but pages ${pages} of this one are too damaged to copy`,
       {
-        cause: error,
+        cause: new AggregateError(
+          [pdfLibError, mupdfError],
+          'neither pdf-lib nor mupdf could copy the pages',
+        ),
       },
     );
   }

@@ -35,7 +35,7 @@ function quadrantPixels(width: number, height: number): Buffer {
 export async function quadrantImage(
   width: number,
   height: number,
-  format: 'png' | 'jpeg' | 'webp' | 'gif' = 'png',
+  format: 'png' | 'jpeg' | 'webp' | 'gif' | 'tiff' | 'avif' = 'png',
 ): Promise<Buffer> {
   const image = sharp(quadrantPixels(width, height), { raw: { width, height, channels: 4 } });
   return image.toFormat(format, format === 'jpeg' ? { quality: 95 } : {}).toBuffer();

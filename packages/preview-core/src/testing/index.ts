@@ -1,3 +1,4 @@
+export { makeAttachmentEncryptedPdf } from './attachment-encrypted-pdf.js';
 export {
   type CompoundStreamSpec,
   type DeflatedData,
@@ -8,11 +9,13 @@ export {
   repeatedDeflate,
   type ZipEntrySpec,
 } from './container-samples.js';
+export { type CompoundDamage, damageCompoundFile } from './damaged-compound-file.js';
 export {
   type ConformanceSample,
   type DocumentConverterFixture,
   describeDocumentConverterConformance,
 } from './document-converter-conformance.js';
+export { heicSample } from './heic-sample.js';
 export {
   animatedGif,
   costlySvg,
@@ -30,9 +33,9 @@ export {
   solidImage,
 } from './image-fixtures.js';
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
-export { encryptPdf, makeCostlyPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export { encryptPdf, makeCostlyPdf, makeMisparentedPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
 export { previewFailure } from './preview-failure.js';
-export { SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
+export { ODF_VARIANT_DOCUMENTS, SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {
   type StorageBehaviour,
   type StorageServiceDouble,

@@ -66,3 +66,16 @@ export async function makeCostlyPdf(strokes: number): Promise<Uint8Array> {
   page.node.set(PDFName.of('Contents'), document.context.register(content));
   return document.save();
 }
+
+/**
+ * A PDF of `pageCount` pages reading "Page n" whose page `pageNumber` names the catalog as its
+ * `/Parent` instead of its page-tree node: a malformed entry mupdf ignores (it finds pages through
+ * `/Kids`) and pdf-lib fails on when copying the page ("Parent.ascend is not a function").
+ */
+export async function makeMisparentedPdf(pageCount: number, pageNumber: number): Promise<Uint8Array> {
+  const document = await PDFDocument.load(await makePdf(pageCount));
+  const root = document.context.trailerInfo.Root;
+  if (!root) throw new Error('pdf-lib wrote no catalog');
+  document.getPage(pageNumber - 1).node.set(PDFName.of('Parent'), root);
+  return document.save({ useObjectStreams: false });
+}

@@ -20,6 +20,31 @@ export const SAMPLE_DOCUMENTS: ReadonlyArray<{ name: string; type: DocumentType;
   { name: 'presentation.ppt', type: 'ppt', pages: 4 },
 ];
 
+/**
+ * OpenDocument variants LibreOffice saves (templates, Writer/Web, master documents), each with the
+ * `mimetype` it declares and the family type it is previewed as.
+ */
+export const ODF_VARIANT_DOCUMENTS: ReadonlyArray<{ name: string; type: DocumentType; mediaType: string }> = [
+  { name: 'text.ott', type: 'odt', mediaType: 'application/vnd.oasis.opendocument.text-template' },
+  { name: 'web.oth', type: 'odt', mediaType: 'application/vnd.oasis.opendocument.text-web' },
+  { name: 'master.odm', type: 'odt', mediaType: 'application/vnd.oasis.opendocument.text-master' },
+  {
+    name: 'master.otm',
+    type: 'odt',
+    mediaType: 'application/vnd.oasis.opendocument.text-master-template',
+  },
+  {
+    name: 'spreadsheet.ots',
+    type: 'ods',
+    mediaType: 'application/vnd.oasis.opendocument.spreadsheet-template',
+  },
+  {
+    name: 'presentation.otp',
+    type: 'odp',
+    mediaType: 'application/vnd.oasis.opendocument.presentation-template',
+  },
+];
+
 let paths: Promise<Record<string, string>> | undefined;
 
 /** The repository's `test/fixtures/generate.mjs` of this package (not part of the published files). */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventLoopTicks } from '../../../../test-support/event-loop-ticks.js';
 import { detectDocumentType } from '../../src/document/detect-document-type.js';
+import { listZipEntries, readZipEntry } from '../../src/document/zip-container.js';
 import {
   DOCX_CONTENT_TYPES,
   docxZipBomb,
@@ -8,10 +9,22 @@ import {
   makeZip,
   repeatedDeflate,
 } from '../../src/testing/container-samples.js';
+import { type CompoundDamage, damageCompoundFile } from '../../src/testing/damaged-compound-file.js';
 import { makeLargeCompoundFile } from '../../src/testing/large-compound-file.js';
 import { makePdf } from '../../src/testing/pdf-samples.js';
 import { previewFailure } from '../../src/testing/preview-failure.js';
-import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
+import {
+  ODF_VARIANT_DOCUMENTS,
+  SAMPLE_DOCUMENTS,
+  sampleDocument,
+} from '../../src/testing/sample-documents.js';
+
+const DAMAGES: readonly CompoundDamage[] = [
+  'truncated',
+  'extra-fat-sector',
+  'stream-longer-than-chain',
+  'sibling-to-missing-entry',
+];
 
 const LIMITS = { maxEntries: 10_000, maxUncompressedBytes: 512 * 1024 * 1024, maxCompressionRatio: 200 };
 
@@ -103,15 +116,44 @@ describe('detectDocumentType recognises documents by content', () => {
     expect(await detectDocumentType(plain, LIMITS)).toBe('ppt');
   });
 
-  it('refuses a doc whose WordDocument stream points past the end of the file as UNREADABLE_INPUT', async () => {
+  it('leaves a doc whose WordDocument stream points past the end of the file to the converter', async () => {
     const file = Buffer.from(makeCompoundFile([{ name: 'WordDocument', data: new Uint8Array(64) }]));
     const entry = 512 * 2 + 128; // the directory's second entry
     file.writeUInt32LE(40, entry + 116); // start sector 40 of a 5-sector file
     file.writeUInt32LE(5000, entry + 120); // over the 4096-byte cutoff: regular sectors
+    expect(await detectDocumentType(file, LIMITS)).toBe('doc');
+  });
+
+  it('still refuses a compound file whose sector size is neither 512 nor 4096 bytes', async () => {
+    const file = Buffer.from(makeCompoundFile(['WordDocument']));
+    file.writeUInt16LE(10, 30);
     const error = await previewFailure(detectDocumentType(file, LIMITS));
     expect(error.code).toBe('UNREADABLE_INPUT');
     expect(error.message).toContain('expected a complete OLE2 compound file');
   });
+
+  for (const damage of DAMAGES) {
+    it(`recognises an xls LibreOffice wrote with damage "${damage}" as xls, as LibreOffice opens it`, async () => {
+      const damaged = damageCompoundFile(await sampleDocument('spreadsheet.xls'), damage);
+      expect(await detectDocumentType(damaged, LIMITS)).toBe('xls');
+    });
+  }
+
+  it('still sees the password of a damaged protected xls', async () => {
+    for (const damage of DAMAGES) {
+      const damaged = damageCompoundFile(await sampleDocument('protected-spreadsheet.xls'), damage);
+      expect((await previewFailure(detectDocumentType(damaged, LIMITS))).code).toBe('PASSWORD_PROTECTED');
+    }
+  });
+
+  for (const variant of ODF_VARIANT_DOCUMENTS) {
+    it(`recognises ${variant.name} (LibreOffice, mimetype ${variant.mediaType.split('.').pop()}) as ${variant.type}`, async () => {
+      const bytes = await sampleDocument(variant.name);
+      const mimetype = (await listZipEntries(bytes, LIMITS)).find((entry) => entry.name === 'mimetype');
+      expect(mimetype && (await readZipEntry(bytes, mimetype, 1024)).toString()).toBe(variant.mediaType);
+      expect(await detectDocumentType(bytes, LIMITS)).toBe(variant.type);
+    });
+  }
 
   it('answers PASSWORD_PROTECTED for encrypted OOXML and encrypted OpenDocument files', async () => {
     const ooxml = await previewFailure(

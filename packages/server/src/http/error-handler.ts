@@ -30,8 +30,10 @@ export function createErrorHandler(format: ErrorBodyFormat = detailBody): ErrorR
     if (mapped.status >= 500 && mapped.code === undefined) {
       request.log?.error({ err: error }, 'unexpected error while handling the request');
     } else {
+      // A library's own message (sharp, mupdf, pdf-lib) never reaches the client; the log keeps it.
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : undefined;
       request.log?.debug(
-        { status: mapped.status, code: mapped.code, message: mapped.message },
+        { status: mapped.status, code: mapped.code, message: mapped.message, ...(cause ? { cause } : {}) },
         'request refused',
       );
     }

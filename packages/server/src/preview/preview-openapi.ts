@@ -181,7 +181,12 @@ const fileBody = {
 
 /** The image part of the preview API, with the shared error schemas. */
 export const previewOpenApi: OpenApiFragment = {
-  tags: [{ name: 'Image', description: 'Previews and thumbnails of png, jpeg, gif, webp and svg images.' }],
+  tags: [
+    {
+      name: 'Image',
+      description: 'Previews and thumbnails of png, jpeg, gif, webp, svg, tiff and avif images.',
+    },
+  ],
   paths: {
     '/preview/image/{id}/{version}/{area}/thumbnail/': storedGet(
       'Thumbnail of a stored image (always cropped)',

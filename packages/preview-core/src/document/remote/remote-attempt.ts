@@ -123,8 +123,8 @@ export async function attemptConversion(
       };
     }
     if (request.signal?.aborted) throw request.signal.reason;
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+    // The system error code (ECONNREFUSED, ENOTFOUND) says enough; fetch's own message does not.
+    const reason = (error as { cause?: { code?: string } }).cause?.code ?? 'the connection failed';
     const message = `the remote converter at ${endpoint.origin} cannot be reached (${reason})`;
     const details = { retryAfterSeconds: 2 };
     return {

@@ -61,7 +61,7 @@ async function probeBaseUrl(baseUrl: string, timeoutMs: number): Promise<true | 
     return true;
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return `the remote converter at ${baseUrl} cannot be reached (${cause ?? (error as Error).message})`;
+    return `the remote converter at ${baseUrl} cannot be reached (${cause ?? 'the connection failed'})`;
   }
 }
 
