@@ -81,7 +81,10 @@ function operations(kind: 'pdf' | 'document') {
   const tag = kind === 'pdf' ? 'PDF' : 'Document';
   const extra = kind === 'document' ? [locale] : [];
   const errors = kind === 'document' ? converterResponses : previewErrorResponses;
-  const what = kind === 'pdf' ? 'PDF' : 'office document (xls, xlsx, ods, ppt, pptx, odp, doc, docx, odt)';
+  const what =
+    kind === 'pdf'
+      ? 'PDF'
+      : 'office document (xls, xlsx, ods, ppt, pptx, odp, doc, docx, odt, and the OpenDocument templates, Writer/Web and master documents)';
   return {
     [`/preview/${kind}/{id}/{version}/`]: withHead(
       {
