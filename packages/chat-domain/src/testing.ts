@@ -22,6 +22,7 @@ export {
   meetingFixture,
   participantFixture,
 } from './testing/meeting-store-conformance.js';
+export { describeMirrorOutboxConformance } from './testing/mirror-outbox-conformance.js';
 export {
   type PrivateEjabberd,
   type PrivateEjabberdOptions,

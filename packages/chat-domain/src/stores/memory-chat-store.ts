@@ -10,6 +10,7 @@ import type {
 import type { AttachmentCursor, ChatStore, RoomChanges } from '../ports/chat-store.js';
 import { withInProcessRoomLock } from './in-process-room-lock.js';
 import { createMemoryMeetingQueries } from './memory-meeting-queries.js';
+import { createMemoryMirrorOutbox } from './memory-mirror-outbox.js';
 import {
   compareAttachmentsNewestFirst,
   compareMembersInJoinOrder,
@@ -227,6 +228,7 @@ export function createMemoryChatStore(): ChatStore {
     async forgetPendingBlobDeletions(blobKeys) {
       for (const key of blobKeys) pendingDeletions.delete(key);
     },
+    ...createMemoryMirrorOutbox(() => rooms.keys()),
     async close() {},
   });
 }

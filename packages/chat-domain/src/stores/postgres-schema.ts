@@ -91,6 +91,22 @@ CREATE INDEX chat_meeting_participants_by_queue ON chat_meeting_participants (us
 CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
 CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
   },
+  {
+    // The outbox of the XMPP mirror, and the lease of the one process that drains it.
+    version: 4,
+    sql: `
+CREATE TABLE chat_mirror_outbox (
+  sequence bigserial PRIMARY KEY,
+  operation jsonb NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL
+);
+CREATE TABLE chat_mirror_lease (
+  id integer PRIMARY KEY CHECK (id = 1),
+  owner text NOT NULL,
+  lease_until timestamptz NOT NULL
+);`,
+  },
 ];
 
 /**

@@ -134,6 +134,22 @@ CREATE UNIQUE INDEX chat_rooms_one_to_one_key ON chat_rooms (one_to_one_key) WHE
 CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
 CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
   },
+  {
+    // The outbox of the XMPP mirror, and the lease of the drainer.
+    version: 6,
+    sql: `
+CREATE TABLE chat_mirror_outbox (
+  sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+  operation TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE chat_mirror_lease (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL
+);`,
+  },
 ];
 
 /**
