@@ -4,6 +4,7 @@ import {
   createChatService,
   type MediaServer,
   type MessageDispatcher,
+  type XmppMirror,
 } from '@collab-suite/chat-domain';
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
@@ -20,6 +21,7 @@ import { createEventsSocket } from './events-socket.js';
 import { createFileRoutes } from './file-routes.js';
 import { createRoomCreationLimit } from './room-creation-limit.js';
 import { createRoomRoutes } from './room-routes.js';
+import { startXmppMirrorPart } from './xmpp-mirror-part.js';
 
 /** Ports tests may replace; the rest comes from the configuration. */
 export interface ChatFeatureOverrides extends Partial<ChatPorts> {
@@ -30,7 +32,12 @@ export interface ChatFeatureOverrides extends Partial<ChatPorts> {
 }
 
 /** The chat API feature plus its service, for tests and benchmarks. */
-export type ChatFeature = ServerFeature & { service: ChatService; meetings: MeetingsPart };
+export type ChatFeature = ServerFeature & {
+  service: ChatService;
+  meetings: MeetingsPart;
+  /** The XMPP mirror, when CHAT_XMPP_URL is set. */
+  xmppMirror: XmppMirror | undefined;
+};
 
 /** The chat rooms API at `/` (`/rooms`, `/attachments`) and the `/events` WebSocket. */
 export async function createChatFeature(
@@ -51,9 +58,11 @@ export async function createChatFeature(
       ? {}
       : { hasQueue: (userId, queueId) => socket?.hasQueue(userId, queueId) ?? false }),
   });
+  const xmpp = config.chat.xmpp && startXmppMirrorPart(config.chat.xmpp, ports.store, logger);
   const service = createChatService({
     ...ports,
     roomObserver: meetings.service.roomObserver,
+    ...(xmpp ? { dispatcher: xmpp.mirror, mirror: xmpp.mirror } : {}),
     ...(overrides.dispatcher ? { dispatcher: overrides.dispatcher } : {}),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
     limits: {
@@ -107,6 +116,7 @@ export async function createChatFeature(
     },
     service,
     meetings,
+    xmppMirror: xmpp?.mirror,
     health: [
       {
         name: 'chat-database',
@@ -142,6 +152,7 @@ export async function createChatFeature(
         },
       },
       meetings.health,
+      ...(xmpp ? [xmpp.health] : []),
     ],
     attach: (server) => events.attach(server),
     close() {
@@ -150,6 +161,7 @@ export async function createChatFeature(
         await sweeper.stop();
         creationLimit.close();
         await meetings.close();
+        await xmpp?.mirror.close();
         await Promise.allSettled([ports.events.close(), ports.store.close()]);
       })();
       return closing;
