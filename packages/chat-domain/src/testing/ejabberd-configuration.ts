@@ -94,5 +94,6 @@ modules:
       anonymous: false
       allow_change_subj: false
       allow_user_invites: false
+      moderated: false
 `;
 }

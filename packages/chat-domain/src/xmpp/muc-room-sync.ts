@@ -44,6 +44,25 @@ interface AffiliationAnswer {
   affiliation: string;
 }
 
+/**
+ * Options every mirrored room is created with, whatever the server's defaults: kept, members only,
+ * archived, open to MUC/Sub, real JIDs visible to members, not listed. Not `moderated`: ejabberd
+ * remembers the role of an occupant of a moderated room after its affiliation goes, which would let
+ * a removed member enter again.
+ */
+const roomOptions = {
+  persistent: 'true',
+  members_only: 'true',
+  mam: 'true',
+  allow_subscription: 'true',
+  moderated: 'false',
+  anonymous: 'false',
+  public: 'false',
+  public_list: 'false',
+  allow_change_subj: 'false',
+  allow_user_invites: 'false',
+};
+
 /** The MUC title of a room: its name, or the room id for rooms without one (one_to_one). */
 const titleOf = (room: RoomRecord) => room.name || room.id;
 
@@ -75,6 +94,7 @@ async function ensureRoom(
       service: names.mucDomain,
       host: names.domain,
       options: [
+        ...Object.entries(roomOptions).map(([name, value]) => ({ name, value })),
         { name: 'title', value: title },
         { name: 'description', value: room.description },
       ],

@@ -18,7 +18,7 @@ describe('messageStanza', () => {
     );
     expect(stanza).toBe(
       "<message xmlns='jabber:client' from='alice@collab.test' to='room-1@muc.collab.test' id='stanza-1' type='groupchat'>" +
-        "<x xmlns='urn:xmpp:muclight:0#configuration'><operation>roomNameChanged</operation><value>R&amp;D &lt;team&gt;</value></x><body/></message>",
+        "<x xmlns='urn:xmpp:muclight:0#configuration'><operation>roomNameChanged</operation><value>R&amp;D &lt;team&gt;</value></x><body/><store xmlns='urn:xmpp:hints'/></message>",
     );
   });
 
@@ -62,7 +62,9 @@ describe('messageStanza', () => {
     expect(stanza).toContain(
       "<body>look</body><forwarded xmlns='urn:xmpp:forward:0' count='2'><delay xmlns='urn:xmpp:delay' stamp='2024-05-01T10:00:00Z'/><message",
     );
-    expect(stanza).toContain('<body>Hello &amp; bye</body></message></forwarded></message>');
+    expect(stanza).toContain(
+      "<body>Hello &amp; bye</body></message></forwarded><store xmlns='urn:xmpp:hints'/></message>",
+    );
     expect(stanza).not.toContain('stanza-id');
     expect(stanza).not.toContain('markable');
   });

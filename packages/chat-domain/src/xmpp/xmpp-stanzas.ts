@@ -36,8 +36,23 @@ function operationElement(operation: string, fields: Record<string, string | num
 
 const body = (text: string | undefined) => (text ? element('body', text) : '<body/>');
 
+/**
+ * XEP-0334 store hint: ejabberd's MAM archives a groupchat message only when it has a body, a
+ * subject or this hint, and system messages have an empty body.
+ */
+const storeHint = "<store xmlns='urn:xmpp:hints'/>";
+
 /** Children of a forwarded original that describe its first delivery and are dropped (reference §9). */
-const droppedChildren = new Set(['markable', 'forwarded', 'reply', 'stanza-id', 'x', 'archived', 'delay']);
+const droppedChildren = new Set([
+  'markable',
+  'forwarded',
+  'reply',
+  'stanza-id',
+  'x',
+  'archived',
+  'delay',
+  'store',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -86,7 +101,7 @@ export function messageStanza(message: RoomMessagePayload, addressing: StanzaAdd
   const head = `<message xmlns='jabber:client' from='${escapeXml(addressing.from)}' to='${escapeXml(addressing.to)}' id='${escapeXml(addressing.id)}' type='groupchat'>`;
   switch (message.type) {
     case 'ROOM_SYSTEM_MESSAGE':
-      return `${head}${operationElement(message.operation, message.fields)}<body/></message>`;
+      return `${head}${operationElement(message.operation, message.fields)}<body/>${storeHint}</message>`;
     case 'ROOM_ATTACHMENT_ADDED': {
       const { attachment } = message;
       const notice = operationElement('attachmentAdded', {
@@ -99,7 +114,7 @@ export function messageStanza(message: RoomMessagePayload, addressing: StanzaAdd
       const reply = message.replyId
         ? `<reply xmlns='urn:xmpp:reply:0' id='${escapeXml(message.replyId)}' to='${escapeXml(addressing.to)}'/>`
         : '';
-      return `${head}${notice}${body(message.description)}${reply}</message>`;
+      return `${head}${notice}${body(message.description)}${reply}${storeHint}</message>`;
     }
     case 'ROOM_MESSAGE_FORWARDED': {
       const { attachment } = message;
@@ -115,7 +130,7 @@ export function messageStanza(message: RoomMessagePayload, addressing: StanzaAdd
         ? `<delay xmlns='urn:xmpp:delay' stamp='${escapeXml(message.originalMessageSentAt)}'/>`
         : '';
       const forwarded = `<forwarded xmlns='urn:xmpp:forward:0' count='${message.count}'>${delay}${forwardedOriginal(message.originalMessage)}</forwarded>`;
-      return `${head}${notice}${body(message.description)}${forwarded}</message>`;
+      return `${head}${notice}${body(message.description)}${forwarded}${storeHint}</message>`;
     }
   }
 }
