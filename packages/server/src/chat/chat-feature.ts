@@ -15,6 +15,7 @@ import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
 import { createCapabilitiesRoute } from './capabilities-route.js';
 import { chatOpenApi } from './chat-openapi.js';
+import { chatPagePath, createChatPageRouter } from './chat-page.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
 import { createEventsSocket } from './events-socket.js';
@@ -88,6 +89,7 @@ export async function createChatFeature(
 
   const router = Router();
   router.use(meetings.pageRouter);
+  router.use(createChatPageRouter(config.chat.xmpp));
   router.use(chatPaths, requireChatActor(authenticator));
   const creationLimit = createRoomCreationLimit({
     perMinute: config.chat.roomCreationsPerMinute,
@@ -107,7 +109,7 @@ export async function createChatFeature(
   return {
     name: 'chat',
     basePath: '/',
-    paths: [...chatPaths, meetingPagePath],
+    paths: [...chatPaths, meetingPagePath, chatPagePath],
     router,
     openapi: {
       paths: { ...chatOpenApi.paths, ...meetings.openapi.paths },
