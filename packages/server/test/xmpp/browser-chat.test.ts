@@ -13,6 +13,13 @@ import { connectXmppClient } from './xmpp-test-client.js';
  * Two headless Chromium pages (examples/chat-web, served by the server) chat over XMPP over
  * WebSocket with a private ejabberd, and one scrolls back through the room's MAM history.
  */
+/** The page's DOM as the callbacks that run in the browser use it (this package has no DOM types). */
+interface PageDocument {
+  querySelector(selector: string): { textContent: string | null } | null;
+  querySelectorAll(selector: string): { length: number } & Iterable<{ textContent: string | null }>;
+}
+type PageGlobals = { document: PageDocument };
+
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** CI (`CI=true`) has Chromium: there a missing one fails instead of skipping. */
 const runnable = existsSync(chromiumPath) || process.env.CI === 'true';
@@ -62,7 +69,10 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     await page.goto(`${server.url}/examples/chat/#token=${await token(userId)}`);
     await page.click(`button[data-room-id="${roomId}"]`, { timeout: 30_000 });
     await page.waitForFunction(
-      () => document.querySelector('#status')?.textContent?.startsWith('In '),
+      () =>
+        (globalThis as unknown as PageGlobals).document
+          .querySelector('#status')
+          ?.textContent?.startsWith('In '),
       null,
       {
         timeout: 30_000,
@@ -95,12 +105,14 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
 
     const [alicePage, bobPage] = [await openPage(alice, roomId), await openPage(bob, roomId)];
     // The newest 20 of the archive first, then the rest with "Older messages".
-    await bobPage.waitForFunction(() => document.querySelectorAll('#messages li').length === 20);
+    await bobPage.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li').length === 20,
+    );
     expect((await texts(bobPage)).at(-1)).toContain('old message 25');
     expect((await texts(bobPage)).some((text) => text.endsWith('old message 1'))).toBe(false);
     await bobPage.click('#older');
     await bobPage.waitForFunction(() =>
-      [...document.querySelectorAll('#messages li')].some((item) =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
         item.textContent?.endsWith('old message 1'),
       ),
     );
@@ -109,14 +121,16 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     await alicePage.fill('#text', 'hello from the browser');
     await alicePage.click('#send-form button');
     await bobPage.waitForFunction(() =>
-      [...document.querySelectorAll('#messages li')].some((item) =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
         item.textContent?.includes('hello from the browser'),
       ),
     );
     await bobPage.fill('#text', 'hello back');
     await bobPage.click('#send-form button');
     await alicePage.waitForFunction(() =>
-      [...document.querySelectorAll('#messages li')].some((item) => item.textContent?.includes('hello back')),
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
+        item.textContent?.includes('hello back'),
+      ),
     );
 
     const upload = await as(alice)('POST', `/rooms/${roomId}/attachments`, {
