@@ -137,7 +137,6 @@ export type {
   MirrorOutboxClaim,
   MirrorOutboxEntry,
 } from './ports/mirror-outbox.js';
-export { ignoringRoomMirror, type RoomMirror } from './ports/room-mirror.js';
 export { ignoringRoomObserver, type RoomObserver } from './ports/room-observer.js';
 export {
   createOpenUserDirectory,

@@ -35,6 +35,9 @@ export async function truncateChatTables(connectionString: string): Promise<void
          IF to_regclass('chat_mirror_outbox') IS NOT NULL THEN
            TRUNCATE chat_mirror_outbox, chat_mirror_lease;
          END IF;
+         IF to_regclass('chat_mirror_switch') IS NOT NULL THEN
+           TRUNCATE chat_mirror_switch;
+         END IF;
        END $$`,
     );
   } finally {

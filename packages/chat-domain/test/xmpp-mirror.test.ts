@@ -57,8 +57,8 @@ describe('the XMPP mirror against a private ejabberd', () => {
       retryMaxMs: 500,
       onError: (_error, context) => mirrorErrors.push(context),
     });
-    mirror.start();
-    service = createChatService({ store, dispatcher: mirror, mirror });
+    await mirror.start();
+    service = createChatService({ store, dispatcher: mirror });
   }, 120_000);
   afterAll(async () => {
     await mirror?.close();

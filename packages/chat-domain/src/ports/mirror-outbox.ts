@@ -32,8 +32,14 @@ export interface MirrorOutboxClaim {
  * The queue of mirror operations, kept in the chat database so that an operation written while
  * the mirror is down is applied once it is back. One drainer at a time holds the queue (a lease
  * renewed with each claim), so operations apply in order even with several server processes.
+ *
+ * While the outbox is enabled, the store itself queues a `room` operation in the same transaction
+ * as every change a mirror follows: a room inserted, renamed or redescribed, or deleted; a member
+ * inserted or deleted; an owner flag changed. A commit never happens without its operation.
  */
 export interface MirrorOutbox {
+  /** Turns the store's own queueing of `room` operations on or off (off by default; kept in the database). */
+  setMirrorOutboxEnabled(enabled: boolean): Promise<void>;
   /** Appends operations to the queue, in order. */
   enqueueMirrorOperations(operations: readonly MirrorOperation[], createdAt: Date): Promise<void>;
   /**

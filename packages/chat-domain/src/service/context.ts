@@ -27,15 +27,13 @@ export interface ServiceContext extends ResolvedChatServiceOptions {
   dispatch(message: RoomMessagePayload, memberIds: readonly string[], required?: boolean): Promise<void>;
   /** Deletes the bytes of blobs whose metadata is gone; failures stay queued for the next run. */
   purgeBlobs(): Promise<number>;
-  /** Tells the room mirror that a room changed; failures go to `onBackgroundError`. */
-  mirrorRoom(roomId: string): Promise<void>;
 }
 
 const purgeBatch = 100;
 
 /** Builds the {@link ServiceContext} from resolved options. */
 export function createServiceContext(options: ResolvedChatServiceOptions): ServiceContext {
-  const { store, blobs, events, clock, dispatcher, onBackgroundError, mirror } = options;
+  const { store, blobs, events, clock, dispatcher, onBackgroundError } = options;
 
   const purgeBlobs = async (): Promise<number> => {
     let purged = 0;
@@ -86,13 +84,6 @@ export function createServiceContext(options: ResolvedChatServiceOptions): Servi
           );
         }
         onBackgroundError(error, `delivering ${message.type}`);
-      }
-    },
-    async mirrorRoom(roomId) {
-      try {
-        await mirror.roomChanged(roomId);
-      } catch (error) {
-        onBackgroundError(error, `mirroring room ${roomId}`);
       }
     },
     async purgeBlobs() {

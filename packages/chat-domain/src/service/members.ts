@@ -65,7 +65,6 @@ export function createMemberOperations(
         );
         return current;
       });
-      await context.mirrorRoom(room.id);
       const memberIds = [...members.map((existing) => existing.userId), input.userId];
       await context.notify(memberIds, {
         type: 'ROOM_MEMBER_ADDED',
@@ -119,8 +118,6 @@ export function createMemberOperations(
         },
         memberIds,
       );
-      // After the notice, which the member who leaves may still post.
-      await context.mirrorRoom(room.id);
       if (roomBecomesEmpty) await removeRoom(room.id, [targetId]);
     });
   }
@@ -139,7 +136,6 @@ export function createMemberOperations(
         return members.map((member) => member.userId);
       });
       if (memberIds === undefined) return;
-      await context.mirrorRoom(room.id);
       await context.notify(memberIds, {
         type: owner ? 'ROOM_OWNER_PROMOTED' : 'ROOM_OWNER_DEMOTED',
         roomId: room.id,

@@ -10,7 +10,6 @@ import type { ChatStore } from '../ports/chat-store.js';
 import { type Clock, systemClock } from '../ports/clock.js';
 import type { EventBus } from '../ports/event-bus.js';
 import type { MessageDispatcher } from '../ports/message-dispatcher.js';
-import { ignoringRoomMirror, type RoomMirror } from '../ports/room-mirror.js';
 import { ignoringRoomObserver, type RoomObserver } from '../ports/room-observer.js';
 import { createOpenUserDirectory, type UserDirectory } from '../ports/user-directory.js';
 import { createMemoryChatStore } from '../stores/memory-chat-store.js';
@@ -75,8 +74,6 @@ export const chatServiceOptionsSchema = z.object({
   onBackgroundError: backgroundErrorHandlerSchema.optional(),
   /** Told when a room goes or loses a member (meetings follow). @default does nothing */
   roomObserver: portSchema<RoomObserver>('RoomObserver', 'roomDeleting').optional(),
-  /** Told after each committed change of a room's name, members or owners, or its deletion (the XMPP mirror). @default does nothing */
-  mirror: portSchema<RoomMirror>('RoomMirror', 'roomChanged').optional(),
   limits: chatLimitsSchema.prefault({}),
 });
 
@@ -96,7 +93,6 @@ export interface ResolvedChatServiceOptions {
   createId: () => string;
   onBackgroundError: (error: unknown, context: string) => void;
   roomObserver: RoomObserver;
-  mirror: RoomMirror;
   limits: ChatLimits;
 }
 
@@ -115,7 +111,6 @@ export function resolveChatServiceOptions(options: ChatServiceOptions = {}): Res
     createId: parsed.createId ?? timeOrderedUuid,
     onBackgroundError: parsed.onBackgroundError ?? (() => {}),
     roomObserver: parsed.roomObserver ?? ignoringRoomObserver,
-    mirror: parsed.mirror ?? ignoringRoomMirror,
     limits: parsed.limits,
   };
 }

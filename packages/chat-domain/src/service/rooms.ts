@@ -57,7 +57,6 @@ export function createRoomOperations(context: ServiceContext) {
     };
     const members = initialMembers(plan, actor.userId, now);
     await store.insertRoom(room, members, plan.oneToOneKey);
-    await context.mirrorRoom(room.id);
     const memberIds = members.map((member) => member.userId);
     await context.notify(memberIds, { type: 'ROOM_CREATED', roomId: room.id });
     for (const userId of plan.inviteeIds) {
@@ -134,7 +133,6 @@ export function createRoomOperations(context: ServiceContext) {
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {
       updated = (await store.updateRoom(room.id, { ...changes, updatedAt: clock.now() })) ?? room;
-      await context.mirrorRoom(room.id);
       const members = await store.listMembers(room.id);
       const memberIds = members.map((member) => member.userId);
       await context.notify(memberIds, {
@@ -193,7 +191,6 @@ export function createRoomOperations(context: ServiceContext) {
     });
     const members = await deleteLocked(id);
     if (members === undefined) return;
-    await context.mirrorRoom(id);
     await context.purgeBlobs();
     const recipients = new Set([...members.map((member) => member.userId), ...formerMemberIds]);
     await context.notify([...recipients], { type: 'ROOM_DELETED', roomId: id });

@@ -1,12 +1,31 @@
 import type { MirrorOutbox, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
 
+/** The mirror outbox of the memory store, and `roomChanged`, which its writes call. */
+export interface MemoryMirrorOutbox extends MirrorOutbox {
+  /** Queues a `room` operation for `roomId` when the outbox is enabled. */
+  roomChanged(roomId: string): void;
+}
+
 /** The mirror outbox of the memory store; `roomIds` lists the rooms it holds. */
-export function createMemoryMirrorOutbox(roomIds: () => Iterable<string>): MirrorOutbox {
+export function createMemoryMirrorOutbox(roomIds: () => Iterable<string>): MemoryMirrorOutbox {
   const queue: MirrorOutboxEntry[] = [];
   let nextSequence = 1;
   let lease: { owner: string; until: Date } | undefined;
+  let enabled = false;
   const copy = (entry: MirrorOutboxEntry): MirrorOutboxEntry => structuredClone(entry);
   return {
+    roomChanged(roomId) {
+      if (!enabled) return;
+      queue.push({
+        sequence: nextSequence++,
+        operation: { kind: 'room', roomId },
+        attempts: 0,
+        createdAt: new Date(),
+      });
+    },
+    async setMirrorOutboxEnabled(value) {
+      enabled = value;
+    },
     async enqueueMirrorOperations(operations, createdAt) {
       for (const operation of operations) {
         queue.push({

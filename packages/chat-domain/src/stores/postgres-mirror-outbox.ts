@@ -12,6 +12,13 @@ interface OutboxRow {
 export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutbox {
   const { pool, rows, transaction } = context;
   return {
+    async setMirrorOutboxEnabled(enabled) {
+      await pool.query(
+        `INSERT INTO chat_mirror_switch (id, enabled) VALUES (1, $1)
+         ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled`,
+        [enabled],
+      );
+    },
     async enqueueMirrorOperations(operations, createdAt) {
       if (operations.length === 0) return;
       await pool.query(

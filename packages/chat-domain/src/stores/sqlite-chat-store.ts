@@ -42,6 +42,7 @@ const writeMethods = [
   'claimMirrorOperations',
   'forgetMirrorOperations',
   'recordMirrorFailure',
+  'setMirrorOutboxEnabled',
 ] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
 
 /** The store methods that only read: they run on the calling thread's connection. */

@@ -42,6 +42,12 @@ export function createSqliteMirrorOutbox({
     for (const sequence of sequences) remove.run(sequence);
   });
   return {
+    async setMirrorOutboxEnabled(enabled) {
+      sql(
+        `INSERT INTO chat_mirror_switch (id, enabled) VALUES (1, ?)
+         ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled`,
+      ).run(enabled ? 1 : 0);
+    },
     async enqueueMirrorOperations(operations, createdAt) {
       enqueue(operations, createdAt.getTime());
     },

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatStore } from '../ports/chat-store.js';
 import type { MirrorOperation } from '../ports/mirror-outbox.js';
-import { roomFixture } from './fixtures.js';
+import { memberFixture, roomFixture } from './fixtures.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00.000Z');
 const minute = 60_000;
@@ -63,6 +63,42 @@ export function describeMirrorOutboxConformance(name: string, open: () => Promis
       expect(await claim('drainer-a', t0 + 2000)).toHaveLength(1);
       expect(await claim('drainer-b', t0 + 2000 + minute)).toHaveLength(1);
       expect(await claim('drainer-a', t0 + 3000 + minute)).toEqual([]);
+    });
+
+    it('queues a room operation with each change a mirror follows, only while switched on', async () => {
+      const [alice, bob, carol] = [randomUUID(), randomUUID(), randomUUID()];
+      const before = roomFixture(t0);
+      await store.insertRoom(before, [memberFixture(alice, true, t0)]);
+      expect(await store.countMirrorOperations()).toBe(0);
+      await store.setMirrorOutboxEnabled(true);
+      const room = roomFixture(t0);
+      await store.insertRoom(room, [memberFixture(alice, true, t0), memberFixture(bob, false, t0)]);
+      const roomIds = async () => {
+        const entries = await claim('drainer-a', t0, 1000);
+        await store.forgetMirrorOperations(entries.map((entry) => entry.sequence));
+        return [
+          ...new Set(entries.map((entry) => (entry.operation.kind === 'room' ? entry.operation.roomId : ''))),
+        ];
+      };
+      expect(await roomIds()).toEqual([room.id]);
+      await store.updateRoom(room.id, { updatedAt: new Date(t0 + 1) });
+      await store.setMuted(room.id, bob, true);
+      expect(await store.countMirrorOperations()).toBe(0);
+      await store.updateRoom(room.id, { name: 'Renamed', updatedAt: new Date(t0 + 2) });
+      expect(await roomIds()).toEqual([room.id]);
+      await store.insertMember(room.id, memberFixture(carol, false, t0));
+      expect(await roomIds()).toEqual([room.id]);
+      expect(await store.setOwner(room.id, carol, false)).toBe(true);
+      expect(await store.countMirrorOperations()).toBe(0);
+      await store.setOwner(room.id, carol, true);
+      expect(await roomIds()).toEqual([room.id]);
+      await store.deleteMember(room.id, carol);
+      expect(await roomIds()).toEqual([room.id]);
+      await store.withRoomLock(before.id, (locked) => locked.deleteRoom());
+      expect(await roomIds()).toEqual([before.id]);
+      await store.setMirrorOutboxEnabled(false);
+      await store.deleteRoom(room.id);
+      expect(await store.countMirrorOperations()).toBe(0);
     });
 
     it('lists every room id in order, a page at a time', async () => {

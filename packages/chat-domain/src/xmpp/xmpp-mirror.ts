@@ -1,6 +1,6 @@
+import type { RoomMessagePayload } from '../events.js';
 import type { MessageDispatcher } from '../ports/message-dispatcher.js';
 import type { MirrorOperation, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
-import type { RoomMirror } from '../ports/room-mirror.js';
 import { createEjabberdAdminClient, isRejectedCommand } from './ejabberd-admin-client.js';
 import { type RoomSyncChanges, syncMucRoom } from './muc-room-sync.js';
 import { resolveXmppMirrorOptions, type XmppMirrorOptions } from './xmpp-mirror-options.js';
@@ -11,12 +11,16 @@ import { messageStanza } from './xmpp-stanzas.js';
  * Mirrors the chat rooms into ejabberd: persistent members-only MUC rooms `<roomId>@mucDomain`
  * whose members are affiliated and subscribed, and the room messages (system messages, attachment
  * notices, forwards) as groupchat stanzas from the acting user. Every change goes into the
- * store's outbox first and is applied in order by a drainer, with backoff while ejabberd is down,
- * so the API never waits for XMPP and nothing is lost.
+ * store's outbox first (room changes by the store itself, in their own transaction; messages by
+ * this dispatcher) and is applied in order by a drainer, with backoff while ejabberd is down, so
+ * the API never waits for XMPP and nothing is lost.
  */
-export interface XmppMirror extends RoomMirror, MessageDispatcher {
-  /** Starts draining the outbox in the background; idempotent. */
-  start(): void;
+export interface XmppMirror extends MessageDispatcher {
+  /**
+   * Switches the store's outbox on (room changes are queued from then on) and starts draining it
+   * in the background; resolves once the outbox is on. Idempotent.
+   */
+  start(): Promise<void>;
   /** Resolves once the drainer has found the outbox empty (after applying what it holds now). */
   idle(): Promise<void>;
   /** Applies one room's state at once, bypassing the outbox. @throws ChatError `dependency_failed` */
@@ -27,6 +31,20 @@ export interface XmppMirror extends RoomMirror, MessageDispatcher {
   check(): Promise<void>;
   /** Stops the drainer after the operation in progress; idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * Whether the room operation at `index` can be skipped: a later one of the batch syncs the same
+ * room with no message of that room in between (a room made with members queues one per row).
+ */
+function supersededLater(entries: readonly MirrorOutboxEntry[], index: number): boolean {
+  const operation = entries[index]?.operation;
+  if (operation?.kind !== 'room') return false;
+  for (const later of entries.slice(index + 1)) {
+    const roomId = later.operation.kind === 'room' ? later.operation.roomId : later.operation.message.roomId;
+    if (roomId === operation.roomId) return later.operation.kind === 'room';
+  }
+  return false;
 }
 
 /** Creates the mirror (not started). @throws ChatError `invalid_input` for bad options */
@@ -47,13 +65,29 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     return syncMucRoom(admin, names, roomId, record && { record, members });
   };
 
+  /**
+   * Who sends a message: the acting user, except a member who left, who is no longer in the room
+   * when the notice is applied; as in the original, the room's first owner sends it then.
+   */
+  const senderOf = async (message: RoomMessagePayload): Promise<string | undefined> => {
+    const leaving =
+      message.type === 'ROOM_SYSTEM_MESSAGE' &&
+      message.operation === 'memberRemoved' &&
+      message.fields.userId === message.senderId;
+    if (!leaving) return message.senderId;
+    const members = await store.listMembers(message.roomId);
+    return (members.find((member) => member.owner) ?? members[0])?.userId;
+  };
+
   const apply = async (operation: MirrorOperation) => {
     if (operation.kind === 'room') {
       await syncRoom(operation.roomId);
       return;
     }
     const { message } = operation;
-    const from = `${message.senderId}@${names.domain}`;
+    const senderId = await senderOf(message);
+    if (senderId === undefined) return;
+    const from = `${senderId}@${names.domain}`;
     const to = `${message.roomId}@${names.mucDomain}`;
     const id = (message.type === 'ROOM_ATTACHMENT_ADDED' && message.messageId) || operation.id;
     await admin.command('send_stanza', { from, to, stanza: messageStanza(message, { id, from, to }) });
@@ -82,8 +116,12 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
 
   /** Applies entries in order, forgetting each once applied; false when one failed. */
   const applyInOrder = async (entries: readonly MirrorOutboxEntry[]): Promise<boolean> => {
-    for (const entry of entries) {
+    for (const [index, entry] of entries.entries()) {
       if (closed) return true;
+      if (supersededLater(entries, index)) {
+        await store.forgetMirrorOperations([entry.sequence]);
+        continue;
+      }
       try {
         await apply(entry.operation);
       } catch (error) {
@@ -147,15 +185,13 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
   };
 
   return {
-    async roomChanged(roomId) {
-      await enqueue([{ kind: 'room', roomId }]);
-    },
     async dispatch(message) {
       await enqueue([{ kind: 'message', id: resolved.createId(), message }]);
     },
-    start() {
+    async start() {
       if (closed || loop) return;
-      loop = drain();
+      await store.setMirrorOutboxEnabled(true);
+      loop ??= drain();
     },
     idle() {
       if (!loop) return Promise.reject(new Error('the XMPP mirror is not started'));

@@ -59,11 +59,14 @@ export async function createChatFeature(
       ? {}
       : { hasQueue: (userId, queueId) => socket?.hasQueue(userId, queueId) ?? false }),
   });
-  const xmpp = config.chat.xmpp && startXmppMirrorPart(config.chat.xmpp, ports.store, logger);
+  // Without XMPP the store stops queueing room changes: nobody would apply them.
+  const xmpp = config.chat.xmpp
+    ? await startXmppMirrorPart(config.chat.xmpp, ports.store, logger)
+    : await ports.store.setMirrorOutboxEnabled(false);
   const service = createChatService({
     ...ports,
     roomObserver: meetings.service.roomObserver,
-    ...(xmpp ? { dispatcher: xmpp.mirror, mirror: xmpp.mirror } : {}),
+    ...(xmpp ? { dispatcher: xmpp.mirror } : {}),
     ...(overrides.dispatcher ? { dispatcher: overrides.dispatcher } : {}),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
     limits: {

@@ -31,10 +31,17 @@ export function createXmppMirrorFromConfig(
   });
 }
 
-/** Starts the mirror of a running server and reports ejabberd and the outbox in `/health/`. */
-export function startXmppMirrorPart(xmpp: XmppConfig, store: ChatStore, logger: Logger): XmppMirrorPart {
+/**
+ * Starts the mirror of a running server (the store queues room changes from then on) and reports
+ * ejabberd and the outbox in `/health/`.
+ */
+export async function startXmppMirrorPart(
+  xmpp: XmppConfig,
+  store: ChatStore,
+  logger: Logger,
+): Promise<XmppMirrorPart> {
   const mirror = createXmppMirrorFromConfig(xmpp, store, logger);
-  mirror.start();
+  await mirror.start();
   return {
     mirror,
     health: {

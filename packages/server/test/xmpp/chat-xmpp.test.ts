@@ -110,6 +110,21 @@ describe('chat messages through a private ejabberd', () => {
     expect(bounced.getChild('error')).toBeDefined();
   });
 
+  it('announces a member who leaves from the first owner, as the original did', async () => {
+    const roomId = await createGroup(alice, [bob, carol]);
+    const aliceXmpp = await connect(alice);
+    await aliceXmpp.join(roomJid(roomId));
+    expect((await as(carol)('DELETE', `/rooms/${roomId}/members/${carol}`)).status).toBe(204);
+    const notice = await aliceXmpp.next(
+      (stanza) =>
+        stanza.attrs.from?.startsWith(roomJid(roomId)) === true &&
+        stanza.getChild('x', operationNamespace)?.getChildText('operation') === 'memberRemoved',
+    );
+    expect(notice.attrs.from).toBe(`${roomJid(roomId)}/${alice}`);
+    expect(notice.getChild('x', operationNamespace)?.getChildText('userId')).toBe(carol);
+    expect(await affiliations(roomId)).toEqual({ [alice]: 'owner', [bob]: 'member' });
+  });
+
   it('takes the owner affiliation from a demoted owner and destroys a deleted room', async () => {
     const roomId = await createGroup(alice, [bob, carol]);
     expect((await as(alice)('PUT', `/rooms/${roomId}/members/${bob}/owner`)).status).toBe(204);
