@@ -7,6 +7,12 @@ export interface EjabberdConfigurationInput {
   c2sPort: number;
   apiPort: number;
   webSocketPort: number;
+  /**
+   * Who may run API commands: callers on loopback (no credentials), or only this account (a JID),
+   * with HTTP basic authentication (its password being a JWT, under JWT authentication).
+   * @default 'loopback'
+   */
+  apiAccess?: 'loopback' | { user: string };
 }
 
 /** The JSON Web Key (`kty: oct`) ejabberd's `jwt_key` reads to check HS256 tokens signed with `secret`. */
@@ -22,6 +28,7 @@ export function hs256JsonWebKey(secret: string): { kty: 'oct'; k: string } {
  */
 export function ejabberdConfiguration(input: EjabberdConfigurationInput): string {
   const quote = (value: string) => JSON.stringify(value);
+  const apiAccess = input.apiAccess ?? 'loopback';
   return `hosts:
   - ${quote(input.domain)}
 loglevel: warning
@@ -42,11 +49,11 @@ access_rules:
 shaper_rules:
   max_user_sessions: 10
 api_permissions:
-  "loopback administration":
+  "chat mirror administration":
     from:
       - mod_http_api
     who:
-      ip: 127.0.0.1/8
+${apiAccess === 'loopback' ? '      ip: 127.0.0.1/8' : `      user: ${quote(apiAccess.user)}`}
     what: "*"
 listen:
   -

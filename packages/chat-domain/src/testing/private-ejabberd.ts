@@ -4,7 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ejabberdConfiguration, hs256JsonWebKey } from './ejabberd-configuration.js';
+import {
+  type EjabberdConfigurationInput,
+  ejabberdConfiguration,
+  hs256JsonWebKey,
+} from './ejabberd-configuration.js';
 
 /** Options of {@link startPrivateEjabberd}. */
 export interface PrivateEjabberdOptions {
@@ -16,6 +20,8 @@ export interface PrivateEjabberdOptions {
   mucDomain?: string;
   /** How long to wait for the server to answer. @default 60000 (ejabberd takes ~6 s on an idle machine) */
   startTimeoutMs?: number;
+  /** Who may run API commands (see {@link EjabberdConfigurationInput.apiAccess}). @default 'loopback' */
+  apiAccess?: EjabberdConfigurationInput['apiAccess'];
 }
 
 /** An ejabberd of the test's own: own config, spool, log, ports, Erlang node and cookie. */
@@ -81,7 +87,12 @@ async function waitUntilReady(
     if (gone) throw new Error('ejabberd exited while starting');
     try {
       const response = await fetch(`${apiUrl}/status`, { method: 'POST', body: '{}' });
-      if (response.ok && (await response.text()).includes('started')) return;
+      // Listeners open once the modules are up; a locked API (apiAccess by account) refuses the caller.
+      if (
+        [401, 403].includes(response.status) ||
+        (response.ok && (await response.text()).includes('started'))
+      )
+        return;
     } catch {}
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
@@ -106,7 +117,15 @@ export async function startPrivateEjabberd(options: PrivateEjabberdOptions): Pro
   const configPath = join(folder, 'ejabberd.yml');
   writeFileSync(
     configPath,
-    ejabberdConfiguration({ domain, mucDomain, jwkPath, c2sPort, apiPort, webSocketPort }),
+    ejabberdConfiguration({
+      domain,
+      mucDomain,
+      jwkPath,
+      c2sPort,
+      apiPort,
+      webSocketPort,
+      ...(options.apiAccess ? { apiAccess: options.apiAccess } : {}),
+    }),
   );
   const libraries = ejabberdLibraryFolder();
   const apiUrl = `http://127.0.0.1:${apiPort}/api`;

@@ -41,8 +41,13 @@ export const xmppMirrorOptionsSchema = z.object({
   retryMaxMs: z.number().int().positive().default(15_000),
   /** How long a claim of the outbox holds against other processes; renewed with each claim. @default 30000 */
   leaseMs: z.number().int().positive().default(30_000),
-  /** How often an idle drainer looks for operations queued by other processes. @default 2000 */
-  pollIntervalMs: z.number().int().positive().default(2000),
+  /**
+   * How often an idle drainer looks at the outbox. Messages wake it at once; room changes the store
+   * queues by itself (an owner demoted, a room deleted, changes made by other processes) wait for
+   * this, so it bounds how long XMPP lags behind them. Each look renews the lease (a small write).
+   * @default 1000
+   */
+  pollIntervalMs: z.number().int().positive().default(1000),
   /**
    * How many times ejabberd may refuse one message (an error answer, not an outage) before it is
    * dropped and reported: one malformed message must not hold up the queue for ever. Room syncs
