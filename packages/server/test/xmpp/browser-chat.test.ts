@@ -83,7 +83,7 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
   const texts = (page: Page) =>
     page.$$eval('#messages li', (items) => items.map((item) => item.textContent ?? ''));
 
-  it('lets two users chat, scroll back through the history and see an attachment arrive', async () => {
+  it('lets two users chat, scroll back through the history and see an attachment and a forward arrive', async () => {
     const created = await as(alice)('POST', '/rooms', {
       json: { type: 'group', name: 'Browser room', membersIds: [bob, carol] },
     });
@@ -141,5 +141,23 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     await bobPage.waitForSelector(`#messages li[data-attachment-id="${upload.body.id}"]`, {
       timeout: 15_000,
     });
+
+    const forward = await as(alice)('POST', `/rooms/${roomId}/forward`, {
+      json: [
+        {
+          originalMessage:
+            "<message xmlns='jabber:client' type='groupchat' id='x1'><body>worth repeating</body></message>",
+          originalMessageSentAt: '2024-05-01T10:00:00.000Z',
+          description: 'look',
+        },
+      ],
+    });
+    expect(forward.status).toBe(204);
+    await bobPage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some(
+        (item) =>
+          item.textContent?.includes('forwarded (2024-05-01T10:00:00.000Z): worth repeating') === true,
+      ),
+    );
   }, 120_000);
 });
