@@ -11,6 +11,14 @@
 //    process (the same pipeline through its worker pool, no HTTP), a server without request logging.
 //    These servers run without a LibreOffice pool (DOCUMENT_CONVERTER=none): an idle pool would
 //    still take memory and wake-ups from the work measured.
+// 3. First-page thumbnail of a 40-slide pptx with a photo per slide (the `deck.pptx` fixture): the
+//    library exporting page 1 only (what the server does) against the same library converting the
+//    whole deck first (a converter that does not export page ranges), same warm instance, alternating.
+//    Target: page range at least 3x faster. Also printed: the server's upload thumbnail of the deck.
+// 4. A stored PDF's thumbnail through HTTP answered from the result cache (same URL again) against a
+//    fresh render (a new size each time, so a new ETag). Target: cache hit p50 under 2 ms.
+// The conversion measurements turn the caches off (DOCUMENT_CACHE_MAX_BYTES=0,
+// PREVIEW_CACHE_MAX_BYTES=0): the same bytes uploaded again would otherwise be answered from them.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -208,12 +216,73 @@ async function startFloorServer() {
   return `${floor.url}/`;
 }
 
+const NO_CACHES = { DOCUMENT_CACHE_MAX_BYTES: '0', PREVIEW_CACHE_MAX_BYTES: '0' };
+
+/** 3. Page-1 export against whole conversion for a deck thumbnail, and the server's upload thumbnail. */
+async function measureDeck(deckPath) {
+  const deck = readFileSync(deckPath);
+  const converter = core.createLibreOfficeConverter({ instances: 1 });
+  const previewService = core.createPreviewService({});
+  const pdfService = core.createPdfPreviewService({ previewService });
+  const pageRange = core.createDocumentPreviewService({ previewService, pdfService, converter });
+  const wholeConverter = { ...converter, exportsPageRanges: false };
+  const whole = core.createDocumentPreviewService({ previewService, pdfService, converter: wholeConverter });
+  const thumbnail = (service) => () => service.thumbnail(deck, { area: '256x256' });
+  try {
+    await converter.whenStarted();
+    await thumbnail(pageRange)();
+    await thumbnail(whole)();
+    const pageRangeTimes = [];
+    const wholeTimes = [];
+    for (let round = 0; round < 5; round += 1) {
+      pageRangeTimes.push(...(await timed(2, thumbnail(pageRange))));
+      wholeTimes.push(...(await timed(1, thumbnail(whole))));
+    }
+    return { deck, pageRangeTimes, wholeTimes };
+  } finally {
+    await converter.close();
+    await pdfService.close();
+  }
+}
+
+/** 4. A stored PDF's thumbnail: result-cache hits against fresh renders, through HTTP. */
+async function measureCacheHits(pdf) {
+  const storage = path.join(work, 'stored');
+  const id = '6f1e2d3c-4b5a-4697-8877-665544332211';
+  const folder = path.join(storage, 'files', id);
+  (await import('node:fs')).mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, '1'), pdf);
+  const server = await startServer({ DOCUMENT_CONVERTER: 'none', STORAGE_DIR: storage });
+  const url = (side) => `${server.url}/preview/pdf/${id}/1/${side}x${side}/thumbnail/?service_type=files`;
+  const get = async (target) => {
+    const response = await fetch(target);
+    if (response.status !== 200) throw new Error(`${target} answered ${response.status}`);
+    await response.arrayBuffer();
+  };
+  let side = 100;
+  await get(url(256));
+  await timed(50, () => get(url(256)));
+  await timed(20, () => get(url(side++)));
+  const hits = [];
+  const fresh = [];
+  for (let round = 0; round < 8; round += 1) {
+    hits.push(...(await timed(25, () => get(url(256)))));
+    fresh.push(...(await timed(25, () => get(url(side++)))));
+  }
+  await server.stop();
+  return { hits, fresh };
+}
+
 async function main() {
-  const fixtures = await generateFixtures();
+  const fixtures = await generateFixtures({ include: ['deck.pptx'] });
   const docxPath = fixtures['text.docx'];
   const docx = readFileSync(docxPath);
   console.log(`document: text.docx from the test fixtures (3 pages, ${docx.length} bytes)`);
-  const server = await startServer({ DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_INSTANCES: '1' });
+  const server = await startServer({
+    DOCUMENT_CONVERTER: 'libreoffice',
+    LIBREOFFICE_INSTANCES: '1',
+    ...NO_CACHES,
+  });
   const raw = await startRawWarmUno(docxPath);
   const pdfService = core.createPdfPreviewService({ previewService: core.createPreviewService({}) });
   try {
@@ -241,6 +310,19 @@ async function main() {
     const quietThumbnails = await measureThumbnails(pdfService, quietServer.url, floorUrl, pdf);
     await quietServer.stop();
     const cold = await coldSoffice(docxPath, 8);
+    const deck = await measureDeck(fixtures['deck.pptx']);
+    const deckServer = await startServer({
+      DOCUMENT_CONVERTER: 'libreoffice',
+      LIBREOFFICE_INSTANCES: '1',
+      ...NO_CACHES,
+    });
+    await deckServer.waitForConverter();
+    const deckBody = multipartBody(deck.deck, { fileName: 'deck.pptx' });
+    const deckUrl = `${deckServer.url}/preview/document/256x256/thumbnail/`;
+    await post(deckUrl, deckBody);
+    const deckViaServer = await timed(6, () => post(deckUrl, deckBody));
+    await deckServer.stop();
+    const cacheHits = await measureCacheHits(pdf);
 
     const serverP50 = percentile(viaServer, 0.5);
     console.log(`\ndocx -> PDF through the server (warm pool, 1 instance): ${describe(viaServer)}`);
@@ -251,6 +333,26 @@ async function main() {
     );
     console.log(
       `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
+    );
+    const deckRatio = percentile(deck.wholeTimes, 0.5) / percentile(deck.pageRangeTimes, 0.5);
+    console.log(
+      `\n40-slide pptx (${deck.deck.length} bytes), first-page thumbnail 256x256, library, warm instance:`,
+    );
+    console.log(`page 1 exported only (what the server does): ${describe(deck.pageRangeTimes)}`);
+    console.log(`whole deck converted first:                  ${describe(deck.wholeTimes)}`);
+    console.log(
+      `whole / page range at p50: ${deckRatio.toFixed(1)}x (target >= 3: ${deckRatio >= 3 ? 'meets' : 'MISSES'})`,
+    );
+    console.log(`the same thumbnail uploaded through the server (caches off): ${describe(deckViaServer)}`);
+    const hitP50 = percentile(cacheHits.hits, 0.5);
+    console.log(
+      `\nstored PDF thumbnail through HTTP, answered from the result cache: ${describe(cacheHits.hits)}`,
+    );
+    console.log(
+      `stored PDF thumbnail through HTTP, a fresh render (new size each time): ${describe(cacheHits.fresh)}`,
+    );
+    console.log(
+      `cache hit p50 ${hitP50.toFixed(2)} ms (target < 2: ${hitP50 < 2 ? 'meets' : 'MISSES'}); fresh / hit at p50: ${(percentile(cacheHits.fresh, 0.5) / hitP50).toFixed(1)}x`,
     );
     for (const [label, result] of [
       ['default logging', thumbnails],

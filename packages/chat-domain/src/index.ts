@@ -177,7 +177,12 @@ export {
   fileUploadSchema,
 } from './service/uploads.js';
 export { createMemoryChatStore } from './stores/memory-chat-store.js';
-export { openPostgresChatStore, type PostgresChatStoreOptions } from './stores/postgres-chat-store.js';
+export {
+  openPostgresChatStore,
+  type PostgresChatStore,
+  type PostgresChatStoreOptions,
+  type PostgresPoolStats,
+} from './stores/postgres-chat-store.js';
 export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';
 export {
   createEjabberdAdminClient,

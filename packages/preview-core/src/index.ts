@@ -1,4 +1,20 @@
 export {
+  createDiskCache,
+  type DiskCache,
+  type DiskCacheEntry,
+  type DiskCacheMetadata,
+  type DiskCacheOptions,
+  type DiskCacheStats,
+  diskCacheOptionsSchema,
+} from './cache/disk-cache.js';
+export {
+  type ConversionFailureMemory,
+  type ConversionFailureOptions,
+  type ConversionFailureStats,
+  conversionFailureOptionsSchema,
+  createConversionFailureMemory,
+} from './document/conversion-failures.js';
+export {
   type ConvertedPdf,
   type ConvertedPdfCache,
   type ConvertedPdfCacheOptions,
@@ -9,6 +25,7 @@ export {
 } from './document/converted-pdf-cache.js';
 export { detectDocumentType } from './document/detect-document-type.js';
 export type {
+  ConversionPageRange,
   ConversionRequest,
   ConverterInstanceStatus,
   ConverterStatus,

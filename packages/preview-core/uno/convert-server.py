@@ -9,9 +9,12 @@ Protocol: one JSON object per line on stdin, one JSON object per line on stdout.
   helper -> node, once:   {"type": "ready"}  or  {"type": "fatal", "error": "..."} (then exit 2)
   node -> helper:         {"id": 1, "op": "convert", "input": "/abs/in.docx", "output": "/abs/out.pdf",
                            "inputFilter": "MS Word 2007 XML", "exportFilter": "writer_pdf_Export",
-                           "locale": "de-DE" | null}
+                           "locale": "de-DE" | null, "pageRange": "1" | "2-5" | null,
+                           "firstPage": 2 | null, "lastPage": 5 | null, "countPages": false}
                           {"id": 2, "op": "ping"}
-  helper -> node:         {"id": 1, "ok": true}
+  helper -> node:         {"id": 1, "ok": true, "detected": false, "pageCount": 12 | absent,
+                           "exported": true}   (countPages: pages of the whole document; exported is
+                           false when firstPage is past the end and nothing was written)
                           {"id": 1, "ok": false, "kind": "load" | "export" | "bridge" | "request",
                            "error": "..."}
 A "bridge" failure means soffice went away; the helper exits with status 3 right after answering.
@@ -103,30 +106,84 @@ class Converter:
         self.configure("/org.openoffice.Setup/L10N", ooSetupSystemLocale=locale)
         self.current_locale = locale
 
-    def convert(self, request):
-        self.set_locale(request.get("locale"))
-        load_properties = properties(
-            Hidden=True, ReadOnly=True, MacroExecutionMode=NEVER_EXECUTE_MACROS,
-            UpdateDocMode=NO_LINK_UPDATES, FilterName=request["inputFilter"])
+    def load(self, path, filter_name):
+        """Opens a document hidden and inert. OnMainThread makes soffice load it on its main thread, as
+        `soffice --convert-to` does, instead of on the thread serving this remote UNO call: that thread
+        is the one difference between the two ways of loading, and importers that build charts, OLE
+        objects or other window-bound parts are only exercised on the main thread."""
+        values = dict(Hidden=True, ReadOnly=True, OnMainThread=True, MacroExecutionMode=NEVER_EXECUTE_MACROS,
+                      UpdateDocMode=NO_LINK_UPDATES)
+        if filter_name:
+            values["FilterName"] = filter_name
+        return self.desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0,
+                                                 properties(**values))
+
+    def open(self, request):
+        """Opens with the import filter the content was recognised as; when that filter refuses the
+        document (a Word 6/95 file is an OLE2 `doc` too, a template or an older version), lets
+        LibreOffice detect the format among the filters of the same container. Returns the document
+        and whether detection was needed, or an error answer."""
+        failure = "LibreOffice returned no document"
         try:
-            document = self.desktop.loadComponentFromURL(
-                uno.systemPathToFileUrl(request["input"]), "_blank", 0, load_properties)
+            document = self.load(request["input"], request["inputFilter"])
+            if document is not None:
+                return document, False, None
         except (DisposedException, RuntimeException):
             raise
         except Exception as error:  # IllegalArgumentException, IOException: the document itself
-            return {"ok": False, "kind": "load", "error": describe(error)}
-        if document is None:
-            return {"ok": False, "kind": "load", "error": "LibreOffice returned no document"}
+            failure = describe(error)
         try:
-            document.storeToURL(uno.systemPathToFileUrl(request["output"]),
-                                properties(FilterName=request["exportFilter"]))
+            document = self.load(request["input"], None)
+        except (DisposedException, RuntimeException):
+            raise
+        except Exception as error:
+            return None, True, {"ok": False, "kind": "load", "error": "%s; detected: %s" % (failure, describe(error))}
+        if document is None:
+            return None, True, {"ok": False, "kind": "load", "error": failure}
+        return document, True, None
+
+    def convert(self, request):
+        self.set_locale(request.get("locale"))
+        document, detected, failure = self.open(request)
+        if failure is not None:
+            return failure
+        try:
+            answer = {"ok": True, "detected": detected}
+            page_range = request.get("pageRange")
+            if request.get("countPages"):
+                count = count_pages(document)
+                answer["pageCount"] = count
+                first, last = request.get("firstPage") or 1, request.get("lastPage") or count
+                if count is not None and first > count:
+                    answer["exported"] = False
+                    return answer
+                if count is not None:
+                    page_range = "%d-%d" % (first, min(last, count))
+            store = properties(FilterName=request["exportFilter"])
+            if page_range:
+                filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", properties(PageRange=page_range))
+                store = store + properties(FilterData=filter_data)
+            uno.invoke(document, "storeToURL", (uno.systemPathToFileUrl(request["output"]),
+                                                uno.Any("[]com.sun.star.beans.PropertyValue", store)))
         except (DisposedException, RuntimeException):
             raise
         except Exception as error:
             return {"ok": False, "kind": "export", "error": describe(error)}
         finally:
             close_quietly(document)
-        return {"ok": True}
+        return answer
+
+
+def count_pages(document):
+    """Pages of a presentation (its slides) or of a text document (its layout, which the PDF export
+    follows); None for other documents."""
+    if document.supportsService("com.sun.star.presentation.PresentationDocument"):
+        return document.getDrawPages().getCount()
+    if document.supportsService("com.sun.star.text.TextDocument"):
+        cursor = document.getCurrentController().getViewCursor()
+        cursor.jumpToLastPage()
+        return cursor.getPage()
+    return None
 
 
 def describe(error):

@@ -86,6 +86,8 @@ export {
 export { createMemorySamlPropertyStore } from './store/memory-property-store.js';
 export {
   createPostgresSamlPropertyStore,
+  type PostgresPoolStats,
+  type PostgresSamlPropertyStore,
   type PostgresSamlPropertyStoreOptions,
   postgresSamlPropertyStoreOptionsSchema,
 } from './store/postgres-property-store.js';

@@ -17,6 +17,7 @@ import { answerPlainJson } from './http/plain-json.js';
 import { useRequestLogging } from './http/request-logging.js';
 import { createLogger } from './logger.js';
 import { createMediaNodeFeature } from './meetings/media/media-node-feature.js';
+import { httpConnectionsMetric } from './metrics/http-connections-metric.js';
 import { createServerMetrics } from './metrics/server-metrics.js';
 import { createDocsRouter, createOpenApiHandler } from './openapi/docs-routes.js';
 import { buildOpenApiDocument } from './openapi/openapi-document.js';
@@ -87,17 +88,20 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   // With MANAGEMENT_PORT, /metrics and the detailed /health/ live on their own port (main.ts).
   const management = express.Router();
   management.use('/health', createHealthRouter(checks));
-  if (servesApi) {
-    const metrics = createServerMetrics(app, checks);
-    const serveMetrics: express.RequestHandler = async (_request, response) => {
-      response.setHeader('Content-Type', metrics.contentType);
-      response.send(await metrics.metrics());
-    };
-    management.get('/metrics', serveMetrics);
-    if (config.managementPort === undefined) {
-      const guard = config.metricsPublic ? [] : [requireAdmin(authenticator)];
-      app.get('/metrics', ...guard, serveMetrics);
-    }
+  // Every role has metrics: a media node's are its SFU's sessions and traffic.
+  let httpServer: Server | undefined;
+  const metrics = createServerMetrics(app, checks, [
+    httpConnectionsMetric(() => httpServer),
+    ...features.flatMap((feature) => feature.metrics ?? []),
+  ]);
+  const serveMetrics: express.RequestHandler = async (_request, response) => {
+    response.setHeader('Content-Type', metrics.contentType);
+    response.send(await metrics.metrics());
+  };
+  management.get('/metrics', serveMetrics);
+  if (config.managementPort === undefined) {
+    const guard = config.metricsPublic ? [] : [requireAdmin(authenticator)];
+    app.get('/metrics', ...guard, serveMetrics);
   }
   const canSeeDetails = async (request: express.Request) => {
     if (config.healthDetailsPublic) return true;
@@ -107,6 +111,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
     );
   };
   app.use('/health', createHealthRouter(checks, { canSeeDetails }));
+  const asyncApiDocument = features.find((feature) => feature.asyncapi)?.asyncapi;
   const document = buildOpenApiDocument(
     serverVersion,
     [
@@ -115,11 +120,13 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
         feature.openapi ? [{ basePath: feature.basePath, fragment: feature.openapi }] : [],
       ),
     ],
-    { publicUrl: config.publicUrl },
+    { publicUrl: config.publicUrl, asyncApi: asyncApiDocument !== undefined },
   );
-  // A media node serves its health and nothing else.
+  // A media node serves its health and metrics, nothing else.
   if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
-  if (servesApi && config.docsEnabled) app.use('/docs', createDocsRouter());
+  if (servesApi && asyncApiDocument) app.get('/asyncapi.json', createOpenApiHandler(asyncApiDocument));
+  if (servesApi && config.docsEnabled)
+    app.use('/docs', createDocsRouter({ asyncApi: asyncApiDocument !== undefined }));
   for (const { basePath, paths, router } of features) {
     app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
   }
@@ -133,6 +140,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
     logger,
     management,
     attach(server: Server) {
+      httpServer = server;
       for (const feature of features) feature.attach?.(server);
     },
     close() {

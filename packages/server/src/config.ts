@@ -111,8 +111,14 @@ export const environmentSchema = z.object({
   DOCUMENT_CONVERSION_TIMEOUT_MS: integer(1).default(30_000),
   /** Locale for number and date formats when a request has no `locale`. */
   DOCUMENT_DEFAULT_LOCALE: z.string().min(2).default('en-US'),
-  /** Bytes of converted PDFs of stored documents kept in memory (0 turns the cache off). */
+  /** Bytes of converted PDFs kept in memory, in front of the disk cache (0 turns it off). */
   DOCUMENT_CACHE_MAX_BYTES: integer(0).default(64 * 1024 * 1024),
+  /** Seconds a document that crashed or timed out the converter twice is refused without converting. */
+  DOCUMENT_FAILURE_MEMORY_SECONDS: integer(1).default(3600),
+  /** Folder of the preview result cache; default `<DATA_DIR>/preview-cache`. */
+  PREVIEW_CACHE_DIR: optionalText,
+  /** Bytes of renders and converted PDFs kept on disk, least recently used out first (0: no disk cache). */
+  PREVIEW_CACHE_MAX_BYTES: integer(0).default(1024 * 1024 * 1024),
   /** Serve a Collabora compatible `POST /cool/convert-to/pdf` so other nodes can convert here. */
   DOCUMENT_CONVERT_ENDPOINT: booleanText.default(false),
   /** The `soffice` program (name on PATH or path) of the local pool. */
@@ -318,6 +324,8 @@ export interface ServerConfig {
     uploadsPerMinute: number;
     maxPdfPages: number;
     maxRenderPixels: number;
+    /** The on-disk cache of renders of stored files and of converted PDFs. */
+    cache: { directory: string; maxBytes: number };
   };
   document: {
     converter: 'libreoffice' | 'remote' | 'none';
@@ -325,6 +333,7 @@ export interface ServerConfig {
     conversionTimeoutMs: number;
     defaultLocale: string;
     cacheMaxBytes: number;
+    failureMemorySeconds: number;
     convertEndpoint: boolean;
     libreOffice: {
       sofficePath: string;
@@ -501,6 +510,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       uploadsPerMinute: values.PREVIEW_UPLOADS_PER_MINUTE,
       maxPdfPages: values.PREVIEW_MAX_PDF_PAGES,
       maxRenderPixels: values.PREVIEW_MAX_RENDER_PIXELS,
+      cache: {
+        directory: path.resolve(values.PREVIEW_CACHE_DIR ?? path.join(dataDir, 'preview-cache')),
+        maxBytes: values.PREVIEW_CACHE_MAX_BYTES,
+      },
     },
     document: {
       converter: values.DOCUMENT_CONVERTER,
@@ -508,6 +521,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       conversionTimeoutMs: values.DOCUMENT_CONVERSION_TIMEOUT_MS,
       defaultLocale: values.DOCUMENT_DEFAULT_LOCALE,
       cacheMaxBytes: values.DOCUMENT_CACHE_MAX_BYTES,
+      failureMemorySeconds: values.DOCUMENT_FAILURE_MEMORY_SECONDS,
       convertEndpoint: values.DOCUMENT_CONVERT_ENDPOINT,
       libreOffice: {
         sofficePath: values.LIBREOFFICE_PATH,

@@ -2,8 +2,10 @@ import type { Server } from 'node:http';
 import type { Router } from 'express';
 import type { Logger } from 'pino';
 import type { Authenticator } from './auth/authenticator.js';
+import type { AsyncApiDocument } from './chat/events-asyncapi.js';
 import type { ServerConfig } from './config.js';
 import type { HealthCheck } from './health/health-check.js';
+import type { FeatureMetric } from './metrics/feature-metric.js';
 import type { OpenApiFragment } from './openapi/openapi-document.js';
 
 /** What every feature factory receives from {@link createApp}. */
@@ -32,7 +34,11 @@ export interface ServerFeature {
   paths?: string[];
   /** Paths relative to `basePath`, and component schemas. */
   openapi?: OpenApiFragment;
+  /** The AsyncAPI description of the feature's WebSocket, served at `/asyncapi.json`. */
+  asyncapi?: AsyncApiDocument;
   health?: HealthCheck[];
+  /** Series of its own on `/metrics` (its health details are reported there already). */
+  metrics?: FeatureMetric[];
   /** Called once with the HTTP server, e.g. to accept WebSocket upgrades. */
   attach?(server: Server): void;
   /** Releases pools, connections and timers; called once at shutdown. */

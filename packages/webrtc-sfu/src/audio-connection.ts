@@ -5,6 +5,7 @@ import type { SfuOptions } from './options.js';
 import { createPeer, negotiate } from './peer-factory.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import type { SdpDirection } from './sdp/parse-sdp.js';
+import type { SfuTotals } from './sfu-stats.js';
 
 const samplesPerFrame = 960;
 
@@ -17,14 +18,16 @@ export class AudioConnection {
   readonly #participantId: string;
   readonly #mixer: AudioMixer;
   readonly #peer: RTCPeerConnection;
+  readonly #totals: SfuTotals;
   #transceiver: RTCRtpTransceiver | undefined;
   #sequenceNumber = Math.floor(Math.random() * 0x1_0000);
   readonly #timestampBase = Math.floor(Math.random() * 0x1_0000_0000);
   #lastFrameIndex = -2;
   #closed = false;
 
-  constructor(participantId: string, mixer: AudioMixer, ice: SfuOptions['ice']) {
+  constructor(participantId: string, mixer: AudioMixer, ice: SfuOptions['ice'], totals: SfuTotals) {
     this.#participantId = participantId;
+    this.#totals = totals;
     this.#mixer = mixer;
     this.#peer = createPeer(ice, 'audio');
     this.#peer.onTrack.subscribe((track) => {
@@ -84,8 +87,9 @@ export class AudioConnection {
       marker: frameIndex !== this.#lastFrameIndex + 1,
     });
     this.#lastFrameIndex = frameIndex;
-    sender
-      .sendRtp(new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength)))
-      .catch(() => {});
+    const packet = new RtpPacket(header, Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength));
+    this.#totals.audioPacketsSent += 1;
+    this.#totals.audioBytesSent += packet.serializeSize;
+    sender.sendRtp(packet).catch(() => {});
   }
 }

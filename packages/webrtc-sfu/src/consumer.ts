@@ -12,6 +12,7 @@ import {
 import type { Producer } from './producer.js';
 import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
+import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
 
 /** Events of a {@link Consumer}. */
@@ -50,6 +51,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
   readonly #transceiver: RTCRtpTransceiver;
   readonly #rewriter = new SequenceRewriter(90_000);
   readonly #buffer: RetransmissionBuffer<RtpPacket>;
+  readonly #totals: SfuTotals | undefined;
   readonly #restoreRtcp: () => void;
   readonly #stopReady: () => void;
   #waitingForKeyframe = true;
@@ -62,10 +64,15 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     /** The watching participant. */
     readonly subscriberId: string,
     transceiver: RTCRtpTransceiver,
-    options: { retransmissionPackets: number },
+    options: {
+      retransmissionPackets: number;
+      /** The SFU's totals, which count what this consumer sends. */
+      totals?: SfuTotals;
+    },
   ) {
     super();
     this.#transceiver = transceiver;
+    this.#totals = options.totals;
     this.#buffer = new RetransmissionBuffer(options.retransmissionPackets);
     this.#restoreRtcp = this.#interceptRtcp();
     this.#stopReady = transceiver.sender.onReady.subscribe(() => this.producer.requestKeyframe()).unSubscribe;
@@ -112,6 +119,10 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     );
     this.#buffer.store(rewritten.sequenceNumber, outgoing);
     this.stats.packetsSent += 1;
+    if (this.#totals !== undefined) {
+      this.#totals.videoPacketsForwarded += 1;
+      this.#totals.videoBytesForwarded += outgoing.serializeSize;
+    }
     sender.sendRtp(outgoing).catch(() => {});
   }
 
@@ -169,6 +180,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
           ? packet
           : wrapRtx(packet, rtxPayloadType, this.#nextRtxSequenceNumber(), sender.rtxSsrc);
       this.stats.retransmissions += 1;
+      if (this.#totals !== undefined) this.#totals.retransmissions += 1;
       sender.dtlsTransport.sendRtp(resend.payload, resend.header).catch(() => {});
     }
   }

@@ -42,6 +42,7 @@ export {
 } from './sdp/validate-sdp.js';
 export { Session, type SessionEvents, type SubscriptionUpdate } from './session.js';
 export { createSfu, type Sfu, type SfuPorts } from './sfu.js';
+export type { SfuStats } from './sfu-stats.js';
 export {
   type StreamRef,
   type SubscribedStream,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MediaStreamTrack, RTCRtpReceiver, RtpPacket } from 'werift';
 import type { Consumer } from './consumer.js';
 import { isVp8KeyframeStart } from './rtp/vp8.js';
+import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
 
 /** A published video stream: the camera or a shared screen. */
@@ -43,6 +44,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   readonly stats: ProducerStats = { packetsReceived: 0, packetsDropped: 0, keyframeRequests: 0 };
   readonly #consumers = new Set<Consumer>();
   readonly #keyframeRequestIntervalMs: number;
+  readonly #totals: SfuTotals | undefined;
   #source: ProducerSource | undefined;
   #paused = false;
   #closed = false;
@@ -54,10 +56,15 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     readonly participantId: string,
     /** Camera or screen. */
     readonly kind: StreamKind,
-    options: { keyframeRequestIntervalMs: number },
+    options: {
+      keyframeRequestIntervalMs: number;
+      /** The SFU's totals, which count what this producer receives. */
+      totals?: SfuTotals;
+    },
   ) {
     super();
     this.#keyframeRequestIntervalMs = options.keyframeRequestIntervalMs;
+    this.#totals = options.totals;
   }
 
   /** Whether the stream is disabled. */
@@ -152,6 +159,10 @@ export class Producer extends TypedEmitter<ProducerEvents> {
 
   #forward(packet: RtpPacket): void {
     this.stats.packetsReceived += 1;
+    if (this.#totals !== undefined) {
+      this.#totals.videoPacketsReceived += 1;
+      this.#totals.videoBytesReceived += packet.serializeSize;
+    }
     if (this.#paused || this.#closed) {
       this.stats.packetsDropped += 1;
       return;

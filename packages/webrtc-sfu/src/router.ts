@@ -7,6 +7,7 @@ import type { SfuOptions } from './options.js';
 import type { Producer, StreamKind } from './producer.js';
 import type { RouterInternals } from './router-internals.js';
 import { Session } from './session.js';
+import type { SfuTotals } from './sfu-stats.js';
 import { streamKey } from './subscription-connection.js';
 import { TypedEmitter } from './typed-events.js';
 
@@ -40,6 +41,7 @@ export class Router extends TypedEmitter<RouterEvents> {
   readonly #clock: MixerClock;
   readonly #internals: RouterInternals;
   readonly #onClose: (router: Router) => void;
+  readonly #totals: SfuTotals;
   #closed = false;
 
   /** @internal Routers are made by {@link Sfu.createRouter}. */
@@ -49,9 +51,11 @@ export class Router extends TypedEmitter<RouterEvents> {
     options: SfuOptions,
     audioCodec: AudioCodec,
     onClose: (router: Router) => void,
+    totals: SfuTotals,
   ) {
     super();
     this.#options = options;
+    this.#totals = totals;
     this.#onClose = onClose;
     this.#mixer = new AudioMixer({ codec: audioCodec, ...options.audio }, (participantId, talking) =>
       this.emit('talking', { participantId, talking }),
@@ -68,6 +72,11 @@ export class Router extends TypedEmitter<RouterEvents> {
   /** The sessions by participant id. */
   get sessions(): ReadonlyMap<string, Session> {
     return this.#sessions;
+  }
+
+  /** Published video and screen streams now. */
+  get producerCount(): number {
+    return this.#producers.size;
   }
 
   /** Mixer counters, for monitoring and benchmarks. */
@@ -98,6 +107,7 @@ export class Router extends TypedEmitter<RouterEvents> {
     }
     const session = new Session(participantId, this.#internals);
     this.#sessions.set(participantId, session);
+    this.#totals.sessionsOpened += 1;
     return session;
   }
 
@@ -141,6 +151,7 @@ export class Router extends TypedEmitter<RouterEvents> {
     return {
       options: this.#options,
       mixer: this.#mixer,
+      totals: this.#totals,
       mixerChanged: () => {
         if (this.#mixer.size > 0 && !this.#closed) this.#clock.start();
         else this.#clock.stop();

@@ -57,13 +57,18 @@ export class Session extends TypedEmitter<SessionEvents> {
     super();
     this.#router = router;
     this.#options = router.options;
-    this.#subscriptions = new SubscriptionConnection(participantId, this.#options, (consumer: Consumer) => {
-      this.emit('subscriptionended', {
-        participantId: consumer.producer.participantId,
-        kind: consumer.producer.kind,
-        mid: consumer.mid ?? '',
-      });
-    });
+    this.#subscriptions = new SubscriptionConnection(
+      participantId,
+      router.options,
+      router.totals,
+      (consumer: Consumer) => {
+        this.emit('subscriptionended', {
+          participantId: consumer.producer.participantId,
+          kind: consumer.producer.kind,
+          mid: consumer.mid ?? '',
+        });
+      },
+    );
   }
 
   /** Whether {@link Session.close} was called. */
@@ -96,7 +101,12 @@ export class Session extends TypedEmitter<SessionEvents> {
     const direction = summary.media[0]?.direction ?? 'sendrecv';
     return this.#serialize(async () => {
       this.#audio?.close();
-      const audio = new AudioConnection(this.participantId, this.#router.mixer, this.#options.ice);
+      const audio = new AudioConnection(
+        this.participantId,
+        this.#router.mixer,
+        this.#options.ice,
+        this.#router.totals,
+      );
       this.#audio = audio;
       this.#router.mixer.setMuted(this.participantId, !this.#audioEnabled);
       try {
@@ -235,6 +245,7 @@ export class Session extends TypedEmitter<SessionEvents> {
       previous?.producer ??
       new Producer(this.participantId, kind, {
         keyframeRequestIntervalMs: this.#options.limits.keyframeRequestIntervalMs,
+        totals: this.#router.totals,
       });
     this.#publishers.set(kind, { peer, producer });
     previous?.peer.close().catch(() => {});

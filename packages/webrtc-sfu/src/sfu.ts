@@ -3,6 +3,7 @@ import { type AudioCodec, opusCodec } from './audio/opus-codec.js';
 import { SfuError } from './errors.js';
 import { type IceServer, parseSfuOptions, type SfuOptions, type SfuOptionsInput } from './options.js';
 import { Router } from './router.js';
+import { createSfuTotals, type SfuStats } from './sfu-stats.js';
 
 /** The SFU service: routers by id, and the ICE servers to hand to clients. */
 export interface Sfu {
@@ -19,6 +20,8 @@ export interface Sfu {
   createRouter(id?: string): Router;
   /** The open router with that id, if any. */
   getRouter(id: string): Router | undefined;
+  /** What the SFU holds now and has carried since it was created, for monitoring. */
+  stats(): SfuStats;
   /** Closes every router. Idempotent. */
   close(): void;
 }
@@ -37,6 +40,7 @@ export function createSfu(input?: SfuOptionsInput, ports: SfuPorts = {}): Sfu {
   const options = parseSfuOptions(input);
   const audioCodec = ports.audioCodec ?? opusCodec;
   const routers = new Map<string, Router>();
+  const totals = createSfuTotals();
   let closed = false;
   return {
     options,
@@ -45,13 +49,30 @@ export function createSfu(input?: SfuOptionsInput, ports: SfuPorts = {}): Sfu {
     createRouter(id = randomUUID()) {
       if (closed) throw new SfuError('closed', 'the SFU is closed');
       if (routers.has(id)) throw new SfuError('router_exists', `a router with id ${id} is already open`);
-      const router = new Router(id, options, audioCodec, (closing) => {
-        if (routers.get(closing.id) === closing) routers.delete(closing.id);
-      });
+      const router = new Router(
+        id,
+        options,
+        audioCodec,
+        (closing) => {
+          if (routers.get(closing.id) === closing) routers.delete(closing.id);
+        },
+        totals,
+      );
       routers.set(id, router);
       return router;
     },
     getRouter: (id) => routers.get(id),
+    stats() {
+      let sessions = 0;
+      let producers = 0;
+      let consumers = 0;
+      for (const router of routers.values()) {
+        sessions += router.sessions.size;
+        producers += router.producerCount;
+        for (const session of router.sessions.values()) consumers += session.consumers.length;
+      }
+      return { routers: routers.size, sessions, producers, consumers, ...totals };
+    },
     close() {
       if (closed) return;
       closed = true;

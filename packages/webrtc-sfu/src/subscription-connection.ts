@@ -6,6 +6,7 @@ import { createPeer, negotiate } from './peer-factory.js';
 import type { Producer, StreamKind } from './producer.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { validateSdp } from './sdp/validate-sdp.js';
+import type { SfuTotals } from './sfu-stats.js';
 
 /** One stream of one participant. */
 export interface StreamRef {
@@ -36,6 +37,7 @@ export function streamKey(stream: StreamRef): string {
 export class SubscriptionConnection {
   readonly #subscriberId: string;
   readonly #options: SfuOptions;
+  readonly #totals: SfuTotals;
   readonly #onConsumerClose: (consumer: Consumer) => void;
   readonly #consumers = new Map<string, { consumer: Consumer; transceiver: RTCRtpTransceiver }>();
   readonly #idle: RTCRtpTransceiver[] = [];
@@ -43,9 +45,15 @@ export class SubscriptionConnection {
   #offerPending = false;
   #closed = false;
 
-  constructor(subscriberId: string, options: SfuOptions, onConsumerClose: (consumer: Consumer) => void) {
+  constructor(
+    subscriberId: string,
+    options: SfuOptions,
+    totals: SfuTotals,
+    onConsumerClose: (consumer: Consumer) => void,
+  ) {
     this.#subscriberId = subscriberId;
     this.#options = options;
+    this.#totals = totals;
     this.#onConsumerClose = onConsumerClose;
   }
 
@@ -125,6 +133,7 @@ export class SubscriptionConnection {
     if (reused !== undefined) transceiver.setDirection('sendonly');
     const consumer = new Consumer(producer, this.#subscriberId, transceiver, {
       retransmissionPackets: this.#options.limits.retransmissionPackets,
+      totals: this.#totals,
     });
     const key = streamKey(producer);
     this.#consumers.set(key, { consumer, transceiver });

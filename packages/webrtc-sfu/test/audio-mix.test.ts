@@ -49,6 +49,12 @@ describe('audio bridge', () => {
     expect(talking).toContainEqual({ participantId: 'alice', talking: true });
     expect(talking).toContainEqual({ participantId: 'bob', talking: true });
     expect(talking.some((change) => change.participantId === 'carol')).toBe(false);
+    const stats = sfu.stats();
+    const heard = alice.received.length + bob.received.length + carol.received.length;
+    expect(stats).toMatchObject({ routers: 1, sessions: 3, sessionsOpened: 3, videoPacketsForwarded: 0 });
+    expect(stats.audioPacketsSent).toBeGreaterThanOrEqual(heard);
+    // An Opus frame of the mix is at least a few bytes besides the 12-byte RTP header.
+    expect(stats.audioBytesSent).toBeGreaterThan(stats.audioPacketsSent * 14);
   });
 
   it('leaves a muted participant out of the mix and reports that it stopped talking', async () => {

@@ -75,6 +75,31 @@ describe('video forwarding', () => {
     expect(router.getProducer('alice', 'video')?.consumers.size).toBe(1);
   });
 
+  it('counts sessions, streams and forwarded packets and bytes in sfu.stats(), and keeps the totals after close', async () => {
+    sfu = createSfu(loopbackSfuOptions);
+    expect(sfu.stats()).toMatchObject({ routers: 0, sessions: 0, videoPacketsForwarded: 0 });
+    const router = sfu.createRouter('meeting-stats');
+    const publisher = await publish(router, 'alice');
+    publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
+    await waitFor(() => subscriber.count(mid) >= 30, 'video packets at the subscriber');
+
+    const during = sfu.stats();
+    expect(during).toMatchObject({ routers: 1, sessions: 2, producers: 1, consumers: 1, sessionsOpened: 2 });
+    const received = subscriber.packets.filter((entry) => entry.mid === mid);
+    expect(during.videoPacketsForwarded).toBeGreaterThanOrEqual(received.length);
+    const receivedBytes = received.reduce((sum, entry) => sum + 12 + entry.packet.payload.length, 0);
+    expect(during.videoBytesForwarded).toBeGreaterThanOrEqual(receivedBytes);
+    expect(during.videoPacketsReceived).toBeGreaterThanOrEqual(during.videoPacketsForwarded);
+    expect(during.videoBytesReceived).toBeGreaterThan(0);
+
+    router.close();
+    const after = sfu.stats();
+    expect(after).toMatchObject({ routers: 0, sessions: 0, producers: 0, consumers: 0, sessionsOpened: 2 });
+    expect(after.videoPacketsForwarded).toBeGreaterThanOrEqual(during.videoPacketsForwarded);
+    expect(after.videoBytesForwarded).toBeGreaterThanOrEqual(during.videoBytesForwarded);
+  });
+
   it('asks the publisher for a keyframe when a subscriber attaches', async () => {
     sfu = createSfu(loopbackSfuOptions);
     const router = sfu.createRouter();

@@ -19,6 +19,22 @@ export type PostgresChatStoreOptions =
     }
   | { pool: Pool };
 
+/** The connections of a store's pg pool now, for monitoring. */
+export interface PostgresPoolStats {
+  /** Connections open, idle or in use. */
+  total: number;
+  /** Open connections not in use. */
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
+}
+
+/** A {@link ChatStore} on PostgreSQL, which also reports its connection pool. */
+export interface PostgresChatStore extends ChatStore {
+  /** The pool's connections now (the caller's pool when one was given). */
+  poolStats(): PostgresPoolStats;
+}
+
 function translatePostgresError(error: unknown, roomId: string, userId?: string): never {
   const code = (error as { code?: string }).code;
   // 23503 foreign key, 23505 unique: a duplicate member when a user is involved, else the one_to_one key.
@@ -37,7 +53,7 @@ function translatePostgresError(error: unknown, roomId: string, userId?: string)
  * Opens a {@link ChatStore} on PostgreSQL (pg) and applies pending schema migrations. Ids must be
  * UUIDs. A store opened with a connection string closes its pool on `close()`.
  */
-export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<ChatStore> {
+export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<PostgresChatStore> {
   const ownsPool = !('pool' in options);
   const pool: Pool =
     'pool' in options
@@ -72,6 +88,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
   const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
   let closed = false;
   return {
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ...createPostgresFileQueries(context),
     ...createPostgresMeetingQueries(context),
     ...createPostgresMemberQueries(context),

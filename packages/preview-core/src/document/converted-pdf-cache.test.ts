@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createDiskCache } from '../cache/disk-cache.js';
 import { type ConvertedPdf, convertedPdfKey, createConvertedPdfCache } from './converted-pdf-cache.js';
 
 const converted = (bytes: number): ConvertedPdf => ({ pdf: new Uint8Array(bytes), type: 'docx' });
@@ -71,5 +75,23 @@ describe('createConvertedPdfCache', () => {
     const ref = { id: 'ABCDEF00-0000-4000-8000-000000000000', version: 2, serviceType: 'files' } as const;
     expect(convertedPdfKey(ref, 'de-DE')).toBe('files/abcdef00-0000-4000-8000-000000000000/2/de-DE');
     expect(convertedPdfKey({ ...ref, version: 3 }, 'de-DE')).not.toBe(convertedPdfKey(ref, 'de-DE'));
+  });
+
+  it('keeps conversions on disk when given a disk cache, so a new process converts nothing', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'converted-pdf-disk-'));
+    try {
+      let conversions = 0;
+      const convert = async () => {
+        conversions += 1;
+        return { pdf: new Uint8Array([37, 80, 68, 70]), type: 'odt' as const };
+      };
+      await createConvertedPdfCache({}, createDiskCache({ directory })).getOrConvert('k', convert);
+      const restarted = createConvertedPdfCache({}, createDiskCache({ directory }));
+      const kept = await restarted.getOrConvert('k', convert);
+      expect(kept).toEqual({ pdf: new Uint8Array([37, 80, 68, 70]), type: 'odt' });
+      expect(conversions).toBe(1);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

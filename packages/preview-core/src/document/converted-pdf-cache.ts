@@ -1,12 +1,17 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import type { DiskCache, DiskCacheEntry } from '../cache/disk-cache.js';
 import type { StoredFileRef } from '../storage/stored-file-source.js';
-import type { DocumentType } from './document-type.js';
+import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
 
 /** A converted document: its PDF and the type its content was recognised as. */
 export interface ConvertedPdf {
   readonly pdf: Uint8Array;
   readonly type: DocumentType;
+  /** Pages of the whole document, when `pdf` holds only some of them (from `firstPage` on). */
+  readonly pageCount?: number | undefined;
+  /** The document's page `pdf` starts with, when it holds only some pages. */
+  readonly firstPage?: number | undefined;
 }
 
 /** Options of {@link createConvertedPdfCache}. */
@@ -45,6 +50,20 @@ export interface ConvertedPdfCacheStats {
   readonly misses: number;
 }
 
+function toEntry(converted: ConvertedPdf): DiskCacheEntry {
+  const { type, pageCount, firstPage } = converted;
+  if (pageCount === undefined || firstPage === undefined) return { data: converted.pdf, metadata: { type } };
+  return { data: converted.pdf, metadata: { type, pageCount, firstPage } };
+}
+
+function fromEntry(entry: DiskCacheEntry): ConvertedPdf | undefined {
+  const { type, pageCount, firstPage } = entry.metadata;
+  if (!(DOCUMENT_TYPES as readonly unknown[]).includes(type)) return undefined;
+  const partial =
+    typeof pageCount === 'number' && typeof firstPage === 'number' ? { pageCount, firstPage } : {};
+  return { pdf: entry.data, type: type as DocumentType, ...partial };
+}
+
 /**
  * Converted PDFs of stored files, least recently used out first, bounded by bytes. Concurrent
  * requests for one key share one conversion, so a thumbnail and every page range of a document
@@ -53,6 +72,8 @@ export interface ConvertedPdfCacheStats {
 export interface ConvertedPdfCache {
   /** The cached PDF for `key`, or the result of `convert()` (stored when it fits). */
   getOrConvert(key: string, convert: () => Promise<ConvertedPdf>): Promise<ConvertedPdf>;
+  /** The PDF kept in memory for `key`, without converting or reading the disk. */
+  peek(key: string): ConvertedPdf | undefined;
   stats(): ConvertedPdfCacheStats;
   clear(): void;
 }
@@ -63,10 +84,15 @@ export function convertedPdfKey(ref: StoredFileRef, locale: string): string {
 }
 
 /**
- * Creates a {@link ConvertedPdfCache}; a `maxBytes` of 0 turns caching off (in-flight sharing stays).
+ * Creates a {@link ConvertedPdfCache}; a `maxBytes` of 0 turns the memory part off (in-flight sharing
+ * stays). With a `disk` cache, PDFs missing from memory are looked up there and conversions are kept
+ * there too, so they survive restarts.
  * @throws {ZodError} when an option is malformed.
  */
-export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): ConvertedPdfCache {
+export function createConvertedPdfCache(
+  input: ConvertedPdfCacheOptions = {},
+  disk?: DiskCache,
+): ConvertedPdfCache {
   const options = convertedPdfCacheOptionsSchema.parse(input);
   const largestKept = Math.min(options.maxEntryBytes, options.maxBytes);
   // lru-cache keeps the recency order and the byte bound; it needs a positive size, so a cache of 0
@@ -96,7 +122,8 @@ export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): C
         return pending;
       }
       misses += 1;
-      const conversion = convert()
+      const produce = disk ? () => throughDisk(disk, key, convert) : convert;
+      const conversion = produce()
         .then((converted) => {
           if (converted.pdf.byteLength <= largestKept) entries?.set(key, converted);
           return converted;
@@ -105,6 +132,7 @@ export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): C
       inFlight.set(key, conversion);
       return conversion;
     },
+    peek: (key) => entries?.get(key),
     stats: () => ({
       entries: entries?.size ?? 0,
       bytes: entries?.calculatedSize ?? 0,
@@ -116,4 +144,17 @@ export function createConvertedPdfCache(input: ConvertedPdfCacheOptions = {}): C
       entries?.clear();
     },
   };
+}
+
+async function throughDisk(
+  disk: DiskCache,
+  key: string,
+  convert: () => Promise<ConvertedPdf>,
+): Promise<ConvertedPdf> {
+  const cached = await disk.get(`converted-pdf/${key}`);
+  const kept = cached && fromEntry(cached);
+  if (kept) return kept;
+  const converted = await convert();
+  await disk.set(`converted-pdf/${key}`, toEntry(converted));
+  return converted;
 }

@@ -9,6 +9,25 @@ export interface ConversionRequest {
   readonly locale?: string | undefined;
   /** Gives up on a conversion still waiting for the converter. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Pages to export, 1-based and inclusive, when only they are needed (a thumbnail needs page 1).
+   * Converters whose {@link DocumentConverter.exportsPageRanges} is true return exactly those pages
+   * (fewer when the document is shorter); the others ignore it and return every page.
+   */
+  readonly pages?: ConversionPageRange | undefined;
+}
+
+/** Some pages of a document as a PDF, and how many pages the whole document has. */
+export interface PartialConversion {
+  /** Pages `first` to `min(last, pageCount)`; empty when `first` is past the end. */
+  readonly pdf: Uint8Array;
+  readonly pageCount: number;
+}
+
+/** Pages of a conversion, 1-based and inclusive. */
+export interface ConversionPageRange {
+  readonly first: number;
+  readonly last: number;
 }
 
 /** One warm converter process (a LibreOffice instance) as health reports show it. */
@@ -45,6 +64,8 @@ export interface ConverterStatus {
  * pass the conformance suite in `@collab-suite/preview-core/testing`.
  */
 export interface DocumentConverter {
+  /** True when `convert` honours {@link ConversionRequest.pages}; the document is then converted only partly. */
+  readonly exportsPageRanges?: boolean;
   /**
    * Converts one document to PDF bytes.
    * @throws {PreviewError} `CONVERSION_FAILED` when the document cannot be opened or converted;
@@ -53,6 +74,15 @@ export interface DocumentConverter {
    * The last four carry `details.retryAfterSeconds`.
    */
   convert(request: ConversionRequest): Promise<Uint8Array>;
+  /**
+   * Converts only `request.pages` and counts the document's pages, so a preview of a few pages of a
+   * long document does not convert all of it. Resolves to undefined, converting nothing, for
+   * documents whose pages it cannot count beforehand (spreadsheets paginate only when printed).
+   * @throws {PreviewError} the codes of `convert`.
+   */
+  convertPages?(
+    request: ConversionRequest & { readonly pages: ConversionPageRange },
+  ): Promise<PartialConversion | undefined>;
   /** Current state, cheap enough for every health request. */
   status(): ConverterStatus;
   /**

@@ -3,7 +3,7 @@ import { PreviewError } from '../errors.js';
 import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
-import type { PageRangeRequest } from '../pdf/page-selection.js';
+import { type PageRangeRequest, resolvePageSelection } from '../pdf/page-selection.js';
 import {
   assertPageThumbnailFormat,
   type PdfPreviewService,
@@ -12,13 +12,14 @@ import {
 import type { PdfPreview } from '../pdf/pdf-previewer.js';
 import type { PreviewInput, PreviewService } from '../preview-service.js';
 import {
-  type ConvertedPdf,
-  type ConvertedPdfCache,
-  type ConvertedPdfCacheStats,
-  convertedPdfKey,
-} from './converted-pdf-cache.js';
+  type ConversionFailureOptions,
+  type ConversionFailureStats,
+  createConversionFailureMemory,
+} from './conversion-failures.js';
+import type { ConvertedPdfCache, ConvertedPdfCacheStats } from './converted-pdf-cache.js';
 import { detectDocumentType } from './detect-document-type.js';
-import type { ConverterStatus, DocumentConverter } from './document-converter.js';
+import { type ConversionNeed, createDocumentConversions } from './document-conversions.js';
+import type { ConversionPageRange, ConverterStatus, DocumentConverter } from './document-converter.js';
 import type { DocumentType } from './document-type.js';
 import { normaliseLocale } from './locale.js';
 
@@ -84,6 +85,8 @@ export interface DocumentPreview extends PdfPreview {
 export interface DocumentPreviewStatus {
   readonly converter: ConverterStatus;
   readonly cache: ConvertedPdfCacheStats | undefined;
+  /** Documents remembered for crashing the converter or running past its time limit. */
+  readonly failures: ConversionFailureStats;
 }
 
 /** Office-document previews and thumbnails: recognise, convert to PDF (cached), then the PDF rules. */
@@ -125,9 +128,15 @@ export interface DocumentPreviewService {
   status(): DocumentPreviewStatus;
 }
 
+/** Pages a thumbnail needs: the first. */
+const FIRST_PAGE: ConversionPageRange = { first: 1, last: 1 };
+
 /**
- * Creates the document part of the preview service. Stored files' PDFs go through `cache` (keyed by
- * service type, id, version and locale); uploads are converted every time.
+ * Creates the document part of the preview service. Conversions go through `cache`: stored files'
+ * PDFs keyed by service type, id, version and locale, uploads' by the SHA-256 of their bytes and the
+ * locale. A thumbnail asks a converter that can for page 1 only. A document that crashes the converter
+ * or runs past its time limit `failures.attempts` times is refused (`CONVERSION_FAILED`) without
+ * converting it again for a while.
  * @throws {ZodError} when a limit is malformed.
  */
 export function createDocumentPreviewService(options: {
@@ -136,9 +145,11 @@ export function createDocumentPreviewService(options: {
   readonly converter: DocumentConverter;
   readonly cache?: ConvertedPdfCache;
   readonly limits?: DocumentLimitsInput;
+  readonly failures?: ConversionFailureOptions;
 }): DocumentPreviewService {
   const { previewService, pdfService, converter, cache } = options;
   const limits = documentLimitsSchema.parse(options.limits ?? {});
+  const failures = createConversionFailureMemory(options.failures);
   const zipLimits = {
     maxEntries: limits.maxZipEntries,
     maxUncompressedBytes: limits.maxUncompressedBytes,
@@ -157,32 +168,33 @@ export function createDocumentPreviewService(options: {
     return { data, type: await detectDocumentType(data, zipLimits) };
   };
 
-  // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
-  const isCached = (input: PreviewInput) => cache !== undefined && !(input instanceof Uint8Array);
+  const conversions = createDocumentConversions({ converter, cache, failures, recognise });
+  const localeOf = (request: DocumentRequestOptions) => normaliseLocale(request.locale, limits.defaultLocale);
+  const maxPages = () => pdfService.previewer.limits.maxPagesPerSelection;
 
-  const convert = async (input: PreviewInput, request: DocumentRequestOptions): Promise<ConvertedPdf> => {
-    const locale = normaliseLocale(request.locale, limits.defaultLocale);
-    const run = async () => {
-      const { data, type } = await recognise(input, request.signal);
-      const pdf = await converter.convert({ data, type, locale, signal: request.signal });
-      return { pdf, type };
-    };
-    if (!cache || input instanceof Uint8Array) return run();
-    return cache.getOrConvert(convertedPdfKey(input.storedFile, locale), run);
-  };
+  // A cached PDF is shared with later requests, so its bytes are copied to the PDF workers, not moved.
+  const transferInput = cache === undefined;
 
   return {
     limits,
     async preview(input, request = {}) {
-      const { pdf, type } = await convert(input, request);
-      const preview = await pdfService.preview(pdf, { ...request, transferInput: !isCached(input) });
+      const need = rangeNeed(request, maxPages());
+      const converted = await conversions.convert(input, need, localeOf(request), request.signal);
+      const { pdf, type, pageCount } = converted;
+      if (pageCount !== undefined && converted.firstPage !== undefined) {
+        const selection = resolvePageSelection(request, pageCount, maxPages());
+        const { firstPage, lastPage } = selection;
+        return { data: pdf, firstPage, lastPage, pageCount, documentType: type };
+      }
+      const preview = await pdfService.preview(pdf, { ...request, transferInput });
       return { ...preview, documentType: type };
     },
     async thumbnail(input, request) {
       assertPageThumbnailFormat(request, 'document');
       resolveArea(request.area, previewService.limits.maxOutputSide);
-      const { pdf } = await convert(input, request);
-      return pdfService.thumbnail(pdf, { ...request, transferInput: !isCached(input) });
+      const need = { kind: 'leading', pages: FIRST_PAGE } as const;
+      const { pdf } = await conversions.convert(input, need, localeOf(request), request.signal);
+      return pdfService.thumbnail(pdf, { ...request, transferInput });
     },
     async planPreview(input, request = {}) {
       normaliseLocale(request.locale, limits.defaultLocale);
@@ -194,6 +206,18 @@ export function createDocumentPreviewService(options: {
       normaliseLocale(request.locale, limits.defaultLocale);
       return { format, documentType: (await recognise(input, request.signal)).type };
     },
-    status: () => ({ converter: converter.status(), cache: cache?.stats() }),
+    status: () => ({ converter: converter.status(), cache: cache?.stats(), failures: failures.stats() }),
   };
+}
+
+/**
+ * A range when the request names a last page (a few pages of a long document: worth converting only
+ * them); the whole document otherwise. The range is checked as the PDF rules would check it.
+ * @throws {PreviewError} `INVALID_OPTION`, `TOO_MANY_PAGES`.
+ */
+function rangeNeed(request: PageRangeRequest, maxPages: number): ConversionNeed {
+  const lastPage = request.lastPage ?? 0;
+  if (lastPage === 0) return { kind: 'whole' };
+  const selection = resolvePageSelection(request, Number.MAX_SAFE_INTEGER, maxPages);
+  return { kind: 'range', pages: { first: selection.firstPage, last: selection.lastPage } };
 }

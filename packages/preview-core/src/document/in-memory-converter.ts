@@ -28,8 +28,8 @@ const RETRY_CODES = new Set<PreviewErrorCode>([
 
 /**
  * A {@link DocumentConverter} without LibreOffice: every document becomes a PDF whose page n reads
- * `<type> page n <locale>`. For unit tests of code that uses a converter; it proves nothing about
- * real conversions.
+ * `<type> page n <locale>` (only the pages of `request.pages` when given). For unit tests of code
+ * that uses a converter; it proves nothing about real conversions.
  */
 export function createInMemoryConverter(options: InMemoryConverterOptions = {}): InMemoryConverter {
   const pages = options.pages ?? 3;
@@ -43,7 +43,9 @@ export function createInMemoryConverter(options: InMemoryConverterOptions = {}):
   const render = async (request: ConversionRequest) => {
     const document = await PDFDocument.create();
     const font = await document.embedFont(StandardFonts.Helvetica);
-    for (let page = 1; page <= pages; page += 1) {
+    const first = Math.min(request.pages?.first ?? 1, pages);
+    const last = Math.min(request.pages?.last ?? pages, pages);
+    for (let page = first; page <= last; page += 1) {
       const text = `${request.type} page ${page} ${request.locale}`;
       document.addPage([595, 842]).drawText(text, { x: 40, y: 780, size: 20, font });
     }
@@ -63,23 +65,30 @@ export function createInMemoryConverter(options: InMemoryConverterOptions = {}):
     pool: [],
   });
 
+  const convert = async (request: ConversionRequest) => {
+    request.signal?.throwIfAborted();
+    const locale = normaliseLocale(request.locale, defaultLocale);
+    requests.push(request);
+    const code = closed ? 'CONVERTER_UNAVAILABLE' : failure;
+    if (code) {
+      failures += 1;
+      const details = RETRY_CODES.has(code) ? { retryAfterSeconds: 1 } : {};
+      throw new PreviewError(code, `the in-memory converter was told to fail with ${code}`, { details });
+    }
+    conversions += 1;
+    return render({ ...request, locale });
+  };
+
   return {
+    exportsPageRanges: true,
     requests,
     failWith(code) {
       failure = code;
     },
-    async convert(request) {
-      request.signal?.throwIfAborted();
-      const locale = normaliseLocale(request.locale, defaultLocale);
-      requests.push(request);
-      const code = closed ? 'CONVERTER_UNAVAILABLE' : failure;
-      if (code) {
-        failures += 1;
-        const details = RETRY_CODES.has(code) ? { retryAfterSeconds: 1 } : {};
-        throw new PreviewError(code, `the in-memory converter was told to fail with ${code}`, { details });
-      }
-      conversions += 1;
-      return render({ ...request, locale });
+    convert,
+    async convertPages(request) {
+      const pdf = await convert(request);
+      return { pdf: request.pages.first > pages ? new Uint8Array(0) : pdf, pageCount: pages };
     },
     status,
     async close() {

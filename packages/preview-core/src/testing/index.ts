@@ -42,3 +42,13 @@ export {
   describeStoredFileSourceConformance,
   type StoredFileSourceFixture,
 } from './stored-file-source-conformance.js';
+export {
+  makeWord6Document,
+  makeWord6Stream,
+  pagedParagraphs,
+  WORD6_FIB,
+  WORD6_FIB_VERSIONS,
+  WORD6_IDENTIFIER,
+  WORD6_TEXT_START,
+  type Word6DocumentSpec,
+} from './word6-document.js';

@@ -10,8 +10,11 @@ const DIFAT_SECTOR = 0xfffffffc;
 
 /** What {@link makeLargeCompoundFile} puts under the root storage. */
 export interface LargeCompoundFileSpec {
-  /** Zero-filled streams in regular sectors; each at least 4096 bytes (the mini-stream cutoff). */
-  readonly streams: readonly { readonly name: string; readonly size: number }[];
+  /**
+   * Streams in regular sectors, each at least 4096 bytes (the mini-stream cutoff): `data` at their
+   * start, zeros after it.
+   */
+  readonly streams: readonly { readonly name: string; readonly size: number; readonly data?: Uint8Array }[];
   /** Empty streams named `Extra n` added after `streams`, to make a long directory. @default 0 */
   readonly extraEntries?: number;
 }
@@ -81,6 +84,7 @@ export function makeLargeCompoundFile(spec: LargeCompoundFileSpec): Uint8Array {
   streams.forEach((stream, index) => {
     const count = streamSectors[index] ?? 0;
     chain(next, count);
+    if (stream.data) Buffer.from(stream.data.subarray(0, stream.size)).copy(file, sectorAt(next));
     const entry = {
       name: stream.name,
       type: 2,

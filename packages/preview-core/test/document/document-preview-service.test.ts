@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConvertedPdfCache } from '../../src/document/converted-pdf-cache.js';
 import { createDocumentPreviewService } from '../../src/document/document-preview-service.js';
 import { createInMemoryConverter } from '../../src/document/in-memory-converter.js';
@@ -88,31 +88,132 @@ describe('document previews with the in-memory converter', () => {
     await expect(service.preview(docx)).rejects.toMatchObject({ code: 'ARCHIVE_LIMIT_EXCEEDED' });
   });
 
-  it('converts a stored file once for its thumbnail and every page range, per locale and version', async () => {
+  it('converts page 1 alone for a thumbnail, a named range alone, and the whole document once for the rest', async () => {
     const { service, converter, storedFiles, cache } = setup();
     storedFiles.put(ref, docx);
     storedFiles.put({ ...ref, version: 4 }, docx);
     const thumbnail = await service.thumbnail({ storedFile: ref }, { area: '120x120' });
     expect(await imageFacts(thumbnail.data)).toMatchObject({ format: 'jpeg', width: 120, height: 120 });
-    const [one, two] = await Promise.all([
-      service.preview({ storedFile: ref }, { firstPage: 1, lastPage: 1 }),
+    expect(converter.requests[0]?.pages).toEqual({ first: 1, last: 1 });
+    const [one, rest] = await Promise.all([
+      service.preview({ storedFile: ref }, { firstPage: 2, lastPage: 2 }),
       service.preview({ storedFile: ref }, { firstPage: 3 }),
     ]);
-    expect(await pdfPageTexts(one.data)).toEqual(['docx page 1 en-US']);
-    expect(await pdfPageTexts(two.data)).toEqual(['docx page 3 en-US']);
-    expect(two.documentType).toBe('docx');
-    expect(converter.requests).toHaveLength(1);
+    expect(one).toMatchObject({ firstPage: 2, lastPage: 2, pageCount: 3, documentType: 'docx' });
+    expect(await pdfPageTexts(one.data)).toEqual(['docx page 2 en-US']);
+    expect(await pdfPageTexts(rest.data)).toEqual(['docx page 3 en-US']);
+    expect(converter.requests.map((request) => request.pages)).toEqual([
+      { first: 1, last: 1 },
+      { first: 2, last: 2 },
+      undefined,
+    ]);
+    // Once the whole document is converted, thumbnails and ranges use it.
+    await service.thumbnail({ storedFile: ref }, { area: '64x64' });
+    await service.preview({ storedFile: ref }, { firstPage: 1, lastPage: 2 });
+    expect(converter.requests).toHaveLength(3);
     await service.preview({ storedFile: ref }, { locale: 'fr-FR' });
     await service.preview({ storedFile: { ...ref, version: 4 } });
-    expect(converter.requests).toHaveLength(3);
-    expect(cache.stats()).toMatchObject({ entries: 3 });
+    expect(converter.requests).toHaveLength(5);
+    expect(cache.stats()).toMatchObject({ entries: 5 });
   });
 
-  it('converts uploads every time (they have no identity to cache by)', async () => {
+  it('clamps a range past the end and refuses a first page past the end, as for PDFs', async () => {
     const { service, converter } = setup();
+    const clamped = await service.preview(docx, { firstPage: 2, lastPage: 9 });
+    expect(clamped).toMatchObject({ firstPage: 2, lastPage: 3, pageCount: 3 });
+    expect(await pdfPageTexts(clamped.data)).toEqual(['docx page 2 en-US', 'docx page 3 en-US']);
+    await expect(service.preview(docx, { firstPage: 7, lastPage: 8 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: expect.stringContaining('the document has 3 pages'),
+    });
+    await expect(service.preview(docx, { firstPage: 3, lastPage: 2 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+    });
+    expect(converter.requests).toHaveLength(2);
+  });
+
+  it('converts a spreadsheet whole for a range: its pages are only known once printed', async () => {
+    const { service, converter } = setup();
+    const preview = await service.preview(await sampleDocument('spreadsheet.ods'), {
+      firstPage: 2,
+      lastPage: 2,
+    });
+    expect(preview).toMatchObject({ firstPage: 2, lastPage: 2, pageCount: 3 });
+    expect(converter.requests[0]?.pages).toBeUndefined();
+  });
+
+  it('converts the same uploaded bytes once, by content hash and locale', async () => {
+    const { service, converter } = setup();
+    await service.preview(docx);
+    await service.preview(Uint8Array.from(docx));
+    expect(converter.requests).toHaveLength(1);
+    await service.preview(docx, { locale: 'de-DE' });
+    await service.preview(await sampleDocument('text.odt'));
+    expect(converter.requests).toHaveLength(3);
+  });
+
+  it('converts uploads every time without a cache', async () => {
+    const storedFiles = createInMemoryStoredFileSource();
+    const previewService = createPreviewService({ storedFiles });
+    const pdfService = createPdfPreviewService({ previewService });
+    const converter = createInMemoryConverter();
+    const service = createDocumentPreviewService({ previewService, pdfService, converter });
     await service.preview(docx);
     await service.preview(docx);
     expect(converter.requests).toHaveLength(2);
+  });
+
+  for (const code of ['CONVERTER_CRASHED', 'CONVERSION_TIMEOUT'] as const) {
+    it(`refuses a document after its second ${code} with CONVERSION_FAILED and converts it no third time`, async () => {
+      const { service, converter } = setup();
+      converter.failWith(code);
+      await expect(service.preview(docx)).rejects.toMatchObject({ code });
+      await expect(service.preview(docx)).rejects.toMatchObject({
+        code: 'CONVERSION_FAILED',
+        details: { reason: code, attempts: 2 },
+      });
+      converter.failWith(undefined);
+      await expect(service.preview(docx)).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+      expect(converter.requests).toHaveLength(2);
+      expect(service.status().failures).toEqual({ remembered: 1, blamed: 1, refused: 1 });
+      // Other documents are not affected.
+      expect((await service.preview(await sampleDocument('text.odt'))).pageCount).toBe(3);
+    });
+  }
+
+  it('does not blame a document for a busy or missing converter', async () => {
+    const { service, converter } = setup();
+    converter.failWith('BUSY');
+    await expect(service.preview(docx)).rejects.toMatchObject({ code: 'BUSY' });
+    await expect(service.preview(docx)).rejects.toMatchObject({ code: 'BUSY' });
+    await expect(service.preview(docx)).rejects.toMatchObject({ code: 'BUSY' });
+    converter.failWith(undefined);
+    expect((await service.preview(docx)).pageCount).toBe(3);
+    expect(service.status().failures.remembered).toBe(0);
+  });
+
+  it('forgets a blamed document after rememberSeconds', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const storedFiles = createInMemoryStoredFileSource();
+      const previewService = createPreviewService({ storedFiles });
+      const pdfService = createPdfPreviewService({ previewService });
+      const converter = createInMemoryConverter();
+      const service = createDocumentPreviewService({
+        previewService,
+        pdfService,
+        converter,
+        failures: { attempts: 1, rememberSeconds: 60 },
+      });
+      converter.failWith('CONVERTER_CRASHED');
+      await expect(service.preview(docx)).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+      converter.failWith(undefined);
+      await expect(service.preview(docx)).rejects.toMatchObject({ code: 'CONVERSION_FAILED' });
+      vi.advanceTimersByTime(61_000);
+      expect((await service.preview(docx)).pageCount).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('passes converter failures on and does not cache them', async () => {

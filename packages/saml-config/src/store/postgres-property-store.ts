@@ -31,6 +31,22 @@ export const postgresSamlPropertyStoreOptionsSchema = z.strictObject({
   maxConnections: z.number().int().positive().default(4),
 });
 
+/** The connections of the store's pg pool now, for monitoring. */
+export interface PostgresPoolStats {
+  /** Connections open, idle or in use. */
+  total: number;
+  /** Open connections not in use. */
+  idle: number;
+  /** Queries and transactions waiting for a connection. */
+  waiting: number;
+}
+
+/** A {@link SamlPropertyStore} in PostgreSQL, which also reports its connection pool. */
+export interface PostgresSamlPropertyStore extends SamlPropertyStore {
+  /** The pool's connections now (the caller's pool when one was given). */
+  poolStats(): PostgresPoolStats;
+}
+
 /** Input of {@link createPostgresSamlPropertyStore}. */
 export type PostgresSamlPropertyStoreOptions = z.input<typeof postgresSamlPropertyStoreOptionsSchema>;
 
@@ -107,7 +123,7 @@ async function writeOnce(
  */
 export async function createPostgresSamlPropertyStore(
   options: PostgresSamlPropertyStoreOptions,
-): Promise<SamlPropertyStore> {
+): Promise<PostgresSamlPropertyStore> {
   const resolved = parseOptions(
     postgresSamlPropertyStoreOptionsSchema,
     options,
@@ -133,6 +149,7 @@ export async function createPostgresSamlPropertyStore(
   };
   let closed = false;
   return {
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async get(domain) {
       try {
         return await read(pool, domain);

@@ -6,17 +6,17 @@ import { describeSamlPropertyStoreConformance } from '../../src/testing/index.js
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const databaseName = 'collab_test_saml';
 
-async function testDatabaseUrl(): Promise<string> {
+async function testDatabaseUrl(name = databaseName): Promise<string> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [databaseName]);
-    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${databaseName}`).catch(() => undefined);
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${name}`).catch(() => undefined);
   } finally {
     await admin.end();
   }
   const url = new URL(adminUrl);
-  url.pathname = `/${databaseName}`;
+  url.pathname = `/${name}`;
   return url.href;
 }
 
@@ -39,6 +39,25 @@ describeSamlPropertyStoreConformance('PostgreSQL', {
 });
 
 describe('PostgreSQL SAML property store', () => {
+  it('reports open, idle and waiting connections of its pool', async () => {
+    const store = await createPostgresSamlPropertyStore({
+      connectionString: await testDatabaseUrl('api_desc_saml_pool'),
+      maxConnections: 1,
+    });
+    try {
+      expect(store.poolStats()).toEqual({ total: 1, idle: 1, waiting: 0 });
+      const reads = Array.from({ length: 4 }, () => store.get('example.com'));
+      // One connection at most: at least three of the four reads wait for it.
+      const busy = store.poolStats();
+      expect(busy.total).toBe(1);
+      expect(busy.waiting).toBeGreaterThanOrEqual(3);
+      await Promise.all(reads);
+      expect(store.poolStats()).toEqual({ total: 1, idle: 1, waiting: 0 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('fails with store_failed when the database cannot be reached', async () => {
     const error = await createPostgresSamlPropertyStore({
       connectionString: 'postgres://postgres@127.0.0.1:1/none',

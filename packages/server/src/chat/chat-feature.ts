@@ -11,6 +11,8 @@ import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
+import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
+import { serverVersion } from '../version.js';
 import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
 import { createCapabilitiesRoute } from './capabilities-route.js';
@@ -18,6 +20,7 @@ import { chatOpenApi } from './chat-openapi.js';
 import { chatPagePath, createChatPageRouter } from './chat-page.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
+import { buildEventsAsyncApi } from './events-asyncapi.js';
 import { createEventsSocket } from './events-socket.js';
 import { createFileRoutes } from './file-routes.js';
 import { createRoomCreationLimit } from './room-creation-limit.js';
@@ -119,9 +122,11 @@ export async function createChatFeature(
       schemas: { ...chatOpenApi.schemas, ...meetings.openapi.schemas },
       tags: [...(chatOpenApi.tags ?? []), ...(meetings.openapi.tags ?? [])],
     },
+    asyncapi: buildEventsAsyncApi({ version: serverVersion, publicUrl: config.publicUrl }),
     service,
     meetings,
     xmppMirror: xmpp?.mirror,
+    metrics: [...databasePoolMetrics('chat', ports.store), ...meetings.metrics],
     health: [
       {
         name: 'chat-database',

@@ -33,8 +33,13 @@ export interface EventsSocket {
   close(): Promise<void>;
 }
 
-/** Largest client message: clients only send pings. */
-const maxClientMessageBytes = 4096;
+/** Fixed limits of the endpoint, also stated in its AsyncAPI description. */
+export const eventsSocketLimits = {
+  /** Largest client message: clients only send pings. A larger one closes the session with 1009. */
+  maxClientMessageBytes: 4096,
+  /** Default interval of protocol pings. */
+  heartbeatMs: 30_000,
+} as const;
 
 const refusals = {
   401: { code: 'unauthenticated', reason: 'Unauthorized' },
@@ -67,7 +72,10 @@ function pathOf(target: string | undefined): string | undefined {
  */
 export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   const path = options.path ?? '/events';
-  const sockets = new WebSocketServer({ noServer: true, maxPayload: maxClientMessageBytes });
+  const sockets = new WebSocketServer({
+    noServer: true,
+    maxPayload: eventsSocketLimits.maxClientMessageBytes,
+  });
   const alive = new WeakMap<WebSocket, boolean>();
   const queues = new Map<string, string>();
 
@@ -145,7 +153,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       alive.set(socket, false);
       socket.ping();
     }
-  }, options.heartbeatMs ?? 30_000);
+  }, options.heartbeatMs ?? eventsSocketLimits.heartbeatMs);
   heartbeat.unref();
 
   return {

@@ -12,9 +12,11 @@ import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
+import type { FeatureMetric } from '../metrics/feature-metric.js';
 import { meetingMediaForRoles } from './media/media-for-roles.js';
 import { createMeetingRoutes } from './meeting-routes.js';
 import { meetingsOpenApi } from './meetings-openapi.js';
+import { sfuMetrics } from './sfu-metrics.js';
 
 /** What the chat feature mounts for meetings. */
 export interface MeetingsPart {
@@ -26,6 +28,8 @@ export interface MeetingsPart {
   pageRouter: Router;
   openapi: typeof meetingsOpenApi;
   health: HealthCheck;
+  /** The SFU's series on `/metrics`, when it runs in this process. */
+  metrics: FeatureMetric[];
   /** Pass to the events socket: a closed session leaves its meetings. */
   queueClosed(userId: string, queueId: string): void;
   /** Pass to the events socket: an API node among others records its sessions. */
@@ -101,6 +105,7 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
     router: createMeetingRoutes({ service, ...(options.hasQueue ? { hasQueue: options.hasQueue } : {}) }),
     pageRouter,
     openapi: meetingsOpenApi,
+    metrics: placed.sfuStats ? sfuMetrics(() => placed.sfuStats?.() ?? Promise.resolve(undefined)) : [],
     health: {
       name: 'meetings-media',
       required: false,

@@ -2,6 +2,7 @@ import type { Express, Request } from 'express';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthCheck } from '../health/health-check.js';
 import { runCheck } from '../health/health-routes.js';
+import { type FeatureMetric, registerFeatureMetrics } from './feature-metric.js';
 
 /**
  * The route a request matched, as the pattern it was declared with (`/rooms/:roomId`; the SAML
@@ -28,11 +29,17 @@ function numbersOf(details: unknown, prefix = '', depth = 0): [string, number][]
  * The server's Prometheus metrics (prom-client): Node's own (event-loop lag, heap, GC, handles),
  * HTTP request durations by method, route pattern and status, and, read at each scrape from the
  * features' health checks, whether each dependency is ready and every number its details report
- * (render and conversion queues, PDF workers, meetings and participants, event-loop delay...).
+ * (render and conversion queues, PDF workers, meetings and participants, event-loop delay...), and
+ * the series the features report themselves (SFU traffic, database pools).
  */
-export function createServerMetrics(app: Express, checks: readonly HealthCheck[]): Registry {
+export function createServerMetrics(
+  app: Express,
+  checks: readonly HealthCheck[],
+  metrics: readonly FeatureMetric[] = [],
+): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  registerFeatureMetrics(registry, metrics);
   const requests = new Histogram({
     name: 'collab_http_request_duration_seconds',
     help: 'HTTP requests by method, route pattern and status, from arrival to the last byte written.',

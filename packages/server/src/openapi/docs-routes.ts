@@ -1,33 +1,46 @@
 import { createRequire } from 'node:module';
 import express, { type RequestHandler, Router } from 'express';
-import type { OpenApiDocument } from './openapi-document.js';
 
-const docsPage = `<!doctype html>
+/** The page: swagger-ui on `/openapi.json`, below a link to the AsyncAPI document when there is one. */
+function docsPage(asyncApi: boolean): string {
+  const events = asyncApi
+    ? `
+  <p style="font-family: sans-serif; margin: 1em 20px">
+    The <code>/events</code> WebSocket (every event and its payload) is described in AsyncAPI 3.0:
+    <a id="asyncapi" href="/asyncapi.json">/asyncapi.json</a>.
+  </p>`
+    : '';
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>collab-suite API</title>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
-<body>
+<body>${events}
   <div id="docs"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/start.js"></script>
 </body>
 </html>`;
+}
 
 const startScript = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });`;
 
-/** Answers `GET /openapi.json` with the assembled document, serialised once. */
-export function createOpenApiHandler(document: OpenApiDocument): RequestHandler {
+/** Answers `GET /openapi.json` (or `/asyncapi.json`) with the document, serialised once. */
+export function createOpenApiHandler(document: object): RequestHandler {
   const body = JSON.stringify(document);
   return (_request, response) => {
     response.type('json').send(body);
   };
 }
 
-/** The interactive docs page and its swagger-ui-dist assets, to mount at `/docs`. */
-export function createDocsRouter(): Router {
+/**
+ * The interactive docs page and its swagger-ui-dist assets, to mount at `/docs`; with `asyncApi`,
+ * the page links `/asyncapi.json`.
+ */
+export function createDocsRouter(options: { asyncApi: boolean }): Router {
+  const page = docsPage(options.asyncApi);
   const router = Router();
   const require = createRequire(import.meta.url);
   const assets: string = require('swagger-ui-dist').getAbsoluteFSPath();
@@ -36,7 +49,7 @@ export function createDocsRouter(): Router {
     response.type('application/javascript').send(startScript);
   });
   router.get('/', (_request, response) => {
-    response.type('html').send(docsPage);
+    response.type('html').send(page);
   });
   return router;
 }

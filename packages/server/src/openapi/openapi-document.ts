@@ -15,6 +15,7 @@ export interface OpenApiDocument {
     license: { name: string; identifier: string };
   };
   servers: { url: string; description?: string }[];
+  externalDocs?: { description: string; url: string };
   paths: Record<string, Record<string, unknown>>;
   components: { schemas: Record<string, unknown>; securitySchemes: Record<string, unknown> };
   tags: { name: string; description: string }[];
@@ -71,21 +72,34 @@ function completeOperations(paths: OpenApiDocument['paths']): void {
 export function buildOpenApiDocument(
   version: string,
   fragments: { basePath: string; fragment: OpenApiFragment }[],
-  options: { publicUrl?: string | undefined } = {},
+  options: { publicUrl?: string | undefined; asyncApi?: boolean } = {},
 ): OpenApiDocument {
+  const base = options.publicUrl?.replace(/\/+$/, '');
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
       title: 'collab-suite reference server',
       version,
-      description: 'Previews and thumbnails, SAML configuration, chat rooms and meetings.',
+      description:
+        'Previews and thumbnails, SAML configuration, chat rooms and meetings.' +
+        (options.asyncApi
+          ? ' Live events on the `/events` WebSocket are described in `/asyncapi.json`.'
+          : ''),
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [
-      options.publicUrl
-        ? { url: options.publicUrl.replace(/\/+$/, ''), description: 'PUBLIC_URL of this server' }
+      base
+        ? { url: base, description: 'PUBLIC_URL of this server' }
         : { url: '/', description: 'this server' },
     ],
+    ...(options.asyncApi
+      ? {
+          externalDocs: {
+            description: 'The /events WebSocket (every event and its payload), in AsyncAPI 3.0',
+            url: `${base ?? ''}/asyncapi.json`,
+          },
+        }
+      : {}),
     paths: {},
     components: {
       schemas: {},

@@ -2,6 +2,7 @@ import {
   createConvertedPdfCache,
   createDocumentPreviewService,
   createPdfPreviewService,
+  type DiskCache,
   type DocumentConverter,
   type PreviewService,
 } from '@collab-suite/preview-core';
@@ -33,7 +34,12 @@ export interface DocumentParts {
 export function createDocumentParts(
   config: ServerConfig,
   previewService: PreviewService,
-  options: { converter?: DocumentConverter | undefined; uploadBuffers: UploadBufferPool },
+  options: {
+    converter?: DocumentConverter | undefined;
+    uploadBuffers: UploadBufferPool;
+    /** Renders of stored files and converted PDFs kept on disk. */
+    diskCache?: DiskCache | undefined;
+  },
 ): DocumentParts {
   const converter = options.converter ?? documentConverterFromConfig(config);
   const uploads = { maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers: options.uploadBuffers };
@@ -54,20 +60,25 @@ export function createDocumentParts(
       maxQueuedTasks: preview.maxQueuedRenders,
     },
   });
-  const cache = createConvertedPdfCache({
-    maxBytes: document.cacheMaxBytes,
-    maxEntryBytes: Math.min(document.cacheMaxBytes, 16 * 1024 * 1024),
-  });
+  const cache = createConvertedPdfCache(
+    {
+      maxBytes: document.cacheMaxBytes,
+      maxEntryBytes: Math.min(document.cacheMaxBytes, 16 * 1024 * 1024),
+    },
+    options.diskCache,
+  );
   const documentService = createDocumentPreviewService({
     previewService,
     pdfService,
     converter,
     cache,
     limits: { maxInputBytes, defaultLocale: document.defaultLocale },
+    failures: { rememberSeconds: document.failureMemorySeconds },
   });
+  const renderCache = options.diskCache;
   const router = Router();
-  router.use(createPdfRoutes({ pdfService, previewService, uploads: pdfUploads }));
-  router.use(createDocumentRoutes({ documentService, uploads }));
+  router.use(createPdfRoutes({ pdfService, previewService, uploads: pdfUploads, renderCache }));
+  router.use(createDocumentRoutes({ documentService, uploads, renderCache }));
   if (document.convertEndpoint) {
     router.use(createConvertRoutes({ converter, limits: documentService.limits, uploads }));
   }
@@ -80,7 +91,10 @@ export function createDocumentParts(
         required: false,
         check: async () => ({ live: true, ready: true, details: { ...pdfService.stats() } }),
       },
-      createConverterHealthCheck(converter, () => ({ cache: cache.stats() })),
+      createConverterHealthCheck(converter, () => ({
+        cache: cache.stats(),
+        failures: documentService.status().failures,
+      })),
     ],
     close: async () => {
       await Promise.allSettled([converter.close(), pdfService.close()]);

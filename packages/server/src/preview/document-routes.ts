@@ -1,4 +1,4 @@
-import type { DocumentPreviewService } from '@collab-suite/preview-core';
+import type { DiskCache, DocumentPreviewService } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -18,6 +18,8 @@ import { addStoredPageRoutes } from './stored-routes.js';
 export interface DocumentRouteOptions {
   documentService: DocumentPreviewService;
   uploads: UploadSettings;
+  /** Where renders of stored files are kept (none: every GET renders). */
+  renderCache?: DiskCache | undefined;
 }
 
 const STORED_THUMBNAIL = '/preview/document/:id/:version/:area/thumbnail/';
@@ -55,16 +57,24 @@ function storedPreview(request: Request) {
  * converter. Converter down, busy or timed out: 503 with Retry-After. HEAD on a stored document reads
  * and recognises it (so a password-protected one is a 400) but converts nothing.
  */
-export function createDocumentRoutes({ documentService, uploads }: DocumentRouteOptions): Router {
+export function createDocumentRoutes({
+  documentService,
+  uploads,
+  renderCache,
+}: DocumentRouteOptions): Router {
   const router = Router();
 
-  addStoredPageRoutes(router, {
-    service: documentService,
-    thumbnailPath: STORED_THUMBNAIL,
-    parseThumbnail: storedThumbnail,
-    previewPath: STORED_PREVIEW,
-    parsePreview: storedPreview,
-  });
+  addStoredPageRoutes(
+    router,
+    {
+      service: documentService,
+      thumbnailPath: STORED_THUMBNAIL,
+      parseThumbnail: storedThumbnail,
+      previewPath: STORED_PREVIEW,
+      parsePreview: storedPreview,
+    },
+    renderCache,
+  );
 
   router.post('/preview/document/:area/thumbnail/', async (request, response) => {
     const { area } = parseRequestPart(uploadThumbnailPathSchema, request.params, 'path');

@@ -1,4 +1,4 @@
-import type { PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
+import type { DiskCache, PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -15,6 +15,8 @@ import { addStoredRoute } from './stored-routes.js';
 /** What the image routes need. */
 export interface ImageRouteOptions extends UploadSettings {
   service: PreviewService;
+  /** Where renders of stored files are kept (none: every GET renders). */
+  renderCache?: DiskCache | undefined;
 }
 
 type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;
@@ -59,18 +61,26 @@ export function createImageRoutes(routeOptions: ImageRouteOptions): Router {
   const router = Router();
 
   // HEAD reads the stored file's header, outside the render queue, for the Content-Type.
-  addStoredRoute(router, {
-    path: STORED_THUMBNAIL,
-    parse: storedThumbnail,
-    plan: async (input, options) => `image/${(await service.planImageThumbnail(input, options)).format}`,
-    render: async (input, options) => ({ image: await service.imageThumbnail(input, options) }),
-  });
-  addStoredRoute(router, {
-    path: STORED_PREVIEW,
-    parse: storedPreview,
-    plan: async (input, options) => `image/${(await service.planImagePreview(input, options)).format}`,
-    render: async (input, options) => ({ image: await service.imagePreview(input, options) }),
-  });
+  addStoredRoute(
+    router,
+    {
+      path: STORED_THUMBNAIL,
+      parse: storedThumbnail,
+      plan: async (input, options) => `image/${(await service.planImageThumbnail(input, options)).format}`,
+      render: async (input, options) => ({ image: await service.imageThumbnail(input, options) }),
+    },
+    routeOptions.renderCache,
+  );
+  addStoredRoute(
+    router,
+    {
+      path: STORED_PREVIEW,
+      parse: storedPreview,
+      plan: async (input, options) => `image/${(await service.planImagePreview(input, options)).format}`,
+      render: async (input, options) => ({ image: await service.imagePreview(input, options) }),
+    },
+    routeOptions.renderCache,
+  );
 
   router.post('/preview/image/:area/thumbnail/', async (request, response) => {
     const { area } = parseRequestPart(uploadPathSchema, request.params, 'path');

@@ -1,5 +1,6 @@
 import {
   type Area,
+  type DiskCache,
   normaliseStoredFileRef,
   type PreviewInput,
   type RenderedImage,
@@ -10,6 +11,7 @@ import { readUploadedFile } from '../http/multipart.js';
 import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
+import { renderThroughCache } from './render-cache.js';
 
 /** How uploads are read: the size limit and the pool their bodies are read into. */
 export interface UploadSettings {
@@ -92,16 +94,22 @@ function cachedOrHeaders(request: Request, response: Response, stored: StoredReq
   return { input: { storedFile: ref }, headers };
 }
 
-/** Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches. */
+/**
+ * Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches; with a
+ * `renderCache`, from the render kept under the ETag, else rendering and keeping it.
+ */
 export async function answerStored(
   request: Request,
   response: Response,
   stored: StoredRequest,
   run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
+  renderCache?: DiskCache,
 ): Promise<void> {
   const prepared = cachedOrHeaders(request, response, stored);
   if (!prepared) return;
-  send(response, await run(prepared.input, clientGone(response)), prepared.headers);
+  const { input, headers } = prepared;
+  const result = await renderThroughCache(renderCache, headers.ETag, () => run(input, clientGone(response)));
+  send(response, result, headers);
 }
 
 /**

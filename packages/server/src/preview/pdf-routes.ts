@@ -1,4 +1,4 @@
-import type { PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
+import type { DiskCache, PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -20,6 +20,8 @@ export interface PdfRouteOptions {
   previewService: PreviewService;
   /** Uploads read into buffers of their own (never pooled): they are handed to the PDF workers. */
   uploads: UploadSettings;
+  /** Where renders of stored files are kept (none: every GET renders). */
+  renderCache?: DiskCache | undefined;
 }
 
 const STORED_THUMBNAIL = '/preview/pdf/:id/:version/:area/thumbnail/';
@@ -47,16 +49,25 @@ function storedPreview(request: Request) {
  * whole document) and a thumbnail of its first page, for stored files (GET with ETag, and HEAD, which
  * reads the stored file but renders nothing) and uploads (POST).
  */
-export function createPdfRoutes({ pdfService, previewService, uploads }: PdfRouteOptions): Router {
+export function createPdfRoutes({
+  pdfService,
+  previewService,
+  uploads,
+  renderCache,
+}: PdfRouteOptions): Router {
   const router = Router();
 
-  addStoredPageRoutes(router, {
-    service: pdfService,
-    thumbnailPath: STORED_THUMBNAIL,
-    parseThumbnail: storedThumbnail,
-    previewPath: STORED_PREVIEW,
-    parsePreview: storedPreview,
-  });
+  addStoredPageRoutes(
+    router,
+    {
+      service: pdfService,
+      thumbnailPath: STORED_THUMBNAIL,
+      parseThumbnail: storedThumbnail,
+      previewPath: STORED_PREVIEW,
+      parsePreview: storedPreview,
+    },
+    renderCache,
+  );
 
   router.post('/preview/pdf/:area/thumbnail/', async (request, response) => {
     const { area } = parseRequestPart(uploadThumbnailPathSchema, request.params, 'path');

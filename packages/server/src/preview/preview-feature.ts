@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import {
+  createDiskCache,
   createDiskStoredFileSource,
   createHttpStoredFileSource,
   createPreviewService,
@@ -84,8 +85,22 @@ export async function createPreviewFeature(
     );
   }
   const uploadBuffers = createUploadBufferPool();
-  router.use(createImageRoutes({ service, maxUploadBytes: config.preview.maxUploadBytes, uploadBuffers }));
-  const documents = createDocumentParts(config, service, { converter: overrides.converter, uploadBuffers });
+  const { cache } = config.preview;
+  // Renders of stored files and converted PDFs, kept across restarts (uploads' renders are not kept).
+  const diskCache = cache.maxBytes > 0 ? createDiskCache(cache) : undefined;
+  router.use(
+    createImageRoutes({
+      service,
+      maxUploadBytes: config.preview.maxUploadBytes,
+      uploadBuffers,
+      renderCache: diskCache,
+    }),
+  );
+  const documents = createDocumentParts(config, service, {
+    converter: overrides.converter,
+    uploadBuffers,
+    diskCache,
+  });
   router.use(documents.router);
   router.use(malformedPathAsValidationError);
   router.use(createErrorHandler(detailBody));
@@ -106,6 +121,15 @@ export async function createPreviewFeature(
         check: async () => ({ live: true, ready: true, details: { ...service.stats() } }),
       },
       createStorageHealthCheck(config.storage),
+      {
+        name: 'preview-cache',
+        required: false,
+        check: async () => ({
+          live: true,
+          ready: true,
+          details: { directory: cache.directory, ...(diskCache?.stats() ?? { maxBytes: 0 }) },
+        }),
+      },
       ...documents.health,
     ],
     async close() {

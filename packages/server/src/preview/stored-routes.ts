@@ -1,4 +1,10 @@
-import type { OutputFormat, PdfPreview, PreviewInput, RenderedImage } from '@collab-suite/preview-core';
+import type {
+  DiskCache,
+  OutputFormat,
+  PdfPreview,
+  PreviewInput,
+  RenderedImage,
+} from '@collab-suite/preview-core';
 import type { Request, Router } from 'express';
 import { answerStored, answerStoredHead, type RouteResult, type StoredRequest } from './pdf-http.js';
 
@@ -21,9 +27,14 @@ export interface StoredRoute<Options> {
 
 /**
  * Adds HEAD and GET of a stored-file route to `router`. HEAD comes before GET: Express would
- * otherwise answer HEAD with the GET handler, rendering or converting; HEAD only plans.
+ * otherwise answer HEAD with the GET handler, rendering or converting; HEAD only plans. GET answers
+ * from `renderCache` when the render is kept there.
  */
-export function addStoredRoute<Options>(router: Router, route: StoredRoute<Options>): void {
+export function addStoredRoute<Options>(
+  router: Router,
+  route: StoredRoute<Options>,
+  renderCache?: DiskCache,
+): void {
   router.head(route.path, async (request, response) => {
     const { stored, options } = route.parse(request);
     await answerStoredHead(request, response, stored, (input, signal) =>
@@ -32,8 +43,12 @@ export function addStoredRoute<Options>(router: Router, route: StoredRoute<Optio
   });
   router.get(route.path, async (request, response) => {
     const { stored, options } = route.parse(request);
-    await answerStored(request, response, stored, (input, signal) =>
-      route.render(input, { ...options, signal }),
+    await answerStored(
+      request,
+      response,
+      stored,
+      (input, signal) => route.render(input, { ...options, signal }),
+      renderCache,
     );
   });
 }
@@ -62,21 +77,30 @@ export interface StoredPageRoutes<ThumbnailOptions, PreviewOptions> {
 export function addStoredPageRoutes<ThumbnailOptions, PreviewOptions>(
   router: Router,
   routes: StoredPageRoutes<ThumbnailOptions, PreviewOptions>,
+  renderCache?: DiskCache,
 ): void {
   const { service } = routes;
-  addStoredRoute(router, {
-    path: routes.thumbnailPath,
-    parse: routes.parseThumbnail,
-    plan: async (input, options) => `image/${(await service.planThumbnail(input, options)).format}`,
-    render: async (input, options) => ({ image: await service.thumbnail(input, options) }),
-  });
-  addStoredRoute(router, {
-    path: routes.previewPath,
-    parse: routes.parsePreview,
-    plan: async (input, options) => {
-      await service.planPreview(input, options);
-      return 'application/pdf';
+  addStoredRoute(
+    router,
+    {
+      path: routes.thumbnailPath,
+      parse: routes.parseThumbnail,
+      plan: async (input, options) => `image/${(await service.planThumbnail(input, options)).format}`,
+      render: async (input, options) => ({ image: await service.thumbnail(input, options) }),
     },
-    render: async (input, options) => ({ pdf: (await service.preview(input, options)).data }),
-  });
+    renderCache,
+  );
+  addStoredRoute(
+    router,
+    {
+      path: routes.previewPath,
+      parse: routes.parsePreview,
+      plan: async (input, options) => {
+        await service.planPreview(input, options);
+        return 'application/pdf';
+      },
+      render: async (input, options) => ({ pdf: (await service.preview(input, options)).data }),
+    },
+    renderCache,
+  );
 }

@@ -8,6 +8,7 @@ import { Router } from 'express';
 import { requireAdmin } from '../auth/require-principal.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
+import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
 import { samlErrorBody } from './error-status.js';
 import { samlOpenApi } from './saml-openapi.js';
 import { samlFetcherFromConfig, samlStoreFromConfig } from './saml-ports.js';
@@ -58,6 +59,7 @@ export async function createSamlFeature(
     router,
     openapi: samlOpenApi,
     service,
+    metrics: databasePoolMetrics('saml', store),
     health: [
       {
         name: 'saml-store',

@@ -101,6 +101,9 @@ export function chatClientFor(
     };
 }
 
+/** Every frame any {@link openEvents} connection of this test file received, in order of arrival. */
+export const receivedFrames: JsonObject[] = [];
+
 /** A `/events` connection that records every message. */
 export interface EventsClient {
   socket: WebSocket;
@@ -129,6 +132,7 @@ export async function openEvents(baseUrl: string, token: string): Promise<Events
   socket.on('message', (data) => {
     const message = JSON.parse(data.toString()) as JsonObject;
     messages.push(message);
+    receivedFrames.push(message);
     for (const waiter of [...waiters]) {
       if (waiter.predicate(message)) {
         waiters.splice(waiters.indexOf(waiter), 1);

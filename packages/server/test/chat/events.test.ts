@@ -1,11 +1,13 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { framesNotDescribed, servedAsyncApi } from '../support/asyncapi-frames.js';
 import { healthDependency } from '../support/test-server.js';
 import {
   type ChatTestServer,
   type EventsClient,
   onePixelPng,
+  receivedFrames,
   startChatServer,
   users,
 } from './chat-test-support.js';
@@ -258,5 +260,13 @@ describe('WebSocket /events', () => {
     await server.as(a)('POST', '/rooms', { json: { type: 'group', name: 'Team', membersIds: [b, c] } });
     await second.next((message) => message.type === 'ROOM_CREATED');
     expect(first.messages.map((message) => message.type)).toEqual(['websocketConnected']);
+  });
+
+  it('sent only frames that /asyncapi.json describes, each matching its payload schema', async () => {
+    const types = new Set(receivedFrames.map((frame) => frame.type));
+    expect([...types]).toEqual(
+      expect.arrayContaining(['websocketConnected', 'pong', 'ROOM_CREATED', 'ROOM_ATTACHMENT_ADDED']),
+    );
+    expect(framesNotDescribed(await servedAsyncApi(server.url), receivedFrames)).toEqual([]);
   });
 });

@@ -46,6 +46,8 @@ describe('/metrics', () => {
       /collab_dependency_detail\{dependency="event-loop",detail="delayMilliseconds_max"\} /,
     );
     expect(text).toMatch(/nodejs_eventloop_lag_seconds /);
+    // At least the connection of this scrape.
+    expect(Number(/^collab_http_open_connections (\d+)$/m.exec(text)?.[1])).toBeGreaterThanOrEqual(1);
   });
 });
 

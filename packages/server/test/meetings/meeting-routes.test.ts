@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatDatabases } from '../chat/chat-test-support.js';
+import { chatDatabases, receivedFrames } from '../chat/chat-test-support.js';
+import { framesNotDescribed, servedAsyncApi } from '../support/asyncapi-frames.js';
 import { startMeetingWorld } from './meeting-test-support.js';
 
 describe.each(chatDatabases)('meeting routes on %s', (database) => {
@@ -145,5 +146,13 @@ describe.each(chatDatabases)('meeting routes on %s', (database) => {
     await bob.next('MEETING_DELETED', (message) => message.meetingId === meetingId);
     expect((await carol.call('GET', `/rooms/${roomId}/meeting`)).status).toBe(404);
     expect((await carol.call('DELETE', `/meetings/${meetingId}`)).status).toBe(404);
+  });
+
+  it('sent only frames that /asyncapi.json describes, each matching its payload schema', async () => {
+    const types = new Set(receivedFrames.map((frame) => frame.type));
+    expect([...types]).toEqual(
+      expect.arrayContaining(['MEETING_CREATED', 'MEETING_STARTED', 'MEETING_STOPPED', 'MEETING_DELETED']),
+    );
+    expect(framesNotDescribed(await servedAsyncApi(world.server.url), receivedFrames)).toEqual([]);
   });
 });

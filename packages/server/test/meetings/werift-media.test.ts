@@ -6,6 +6,10 @@ import {
   waitFor,
 } from '@collab-suite/webrtc-sfu/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildEventsAsyncApi } from '../../src/chat/events-asyncapi.js';
+import { serverVersion } from '../../src/version.js';
+import { receivedFrames } from '../chat/chat-test-support.js';
+import { framesNotDescribed } from '../support/asyncapi-frames.js';
 import { type MeetingUser, meetingUser, startMeetingWorld } from './meeting-test-support.js';
 
 let world: Awaited<ReturnType<typeof startMeetingWorld>> | undefined;
@@ -220,5 +224,22 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
       active: false,
       participants: [],
     });
+  });
+
+  it('sent only frames that the AsyncAPI document describes, each matching its payload schema', () => {
+    const types = new Set(receivedFrames.map((frame) => frame.type));
+    expect([...types]).toEqual(
+      expect.arrayContaining([
+        'MEETING_AUDIO_ANSWERED',
+        'MEETING_SDP_ANSWERED',
+        'MEETING_SDP_OFFERED',
+        'MEETING_PARTICIPANT_SUBSCRIBED',
+        'MEETING_PARTICIPANT_TALKING',
+        'MEETING_PARTICIPANT_CLASHED',
+      ]),
+    );
+    // The builder behind /asyncapi.json: the servers of the tests above are stopped by now.
+    const document = buildEventsAsyncApi({ version: serverVersion });
+    expect(framesNotDescribed(document, receivedFrames)).toEqual([]);
   });
 });

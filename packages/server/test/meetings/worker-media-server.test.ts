@@ -21,6 +21,18 @@ describe('the media worker thread', () => {
     media = undefined;
   });
 
+  it("answers stats() with its SFU's statistics, several callers sharing one request, and undefined once closed", async () => {
+    const started = start();
+    media = started;
+    await started.addParticipant('meeting-a', 'alice');
+    await started.addParticipant('meeting-a', 'bob');
+    const [first, second] = await Promise.all([started.stats(), started.stats()]);
+    expect(first).toMatchObject({ routers: 1, sessions: 2, sessionsOpened: 2, videoPacketsForwarded: 0 });
+    expect(second).toEqual(first);
+    await started.close();
+    expect(await started.stats()).toBeUndefined();
+  });
+
   it('reports the meetings it holds, and says which were lost when its thread dies, then serves again', async () => {
     const started = start();
     media = started;

@@ -60,13 +60,18 @@ async function converterDetails(server: TestServer): Promise<ConverterDetails> {
   return (await healthDependency<ConverterDetails>(server.url, 'document-converter')).details;
 }
 
-describe('DOCUMENT_CACHE_MAX_BYTES=0 turns the converted-PDF cache off', () => {
+describe('DOCUMENT_CACHE_MAX_BYTES=0 and PREVIEW_CACHE_MAX_BYTES=0 turn the caches off', () => {
   const ref = { id: '1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b', version: 1, serviceType: 'files' } as const;
   let server: TestServer;
 
   beforeAll(async () => {
     server = await startTestServer({
-      env: { DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_INSTANCES: '1', DOCUMENT_CACHE_MAX_BYTES: '0' },
+      env: {
+        DOCUMENT_CONVERTER: 'libreoffice',
+        LIBREOFFICE_INSTANCES: '1',
+        DOCUMENT_CACHE_MAX_BYTES: '0',
+        PREVIEW_CACHE_MAX_BYTES: '0',
+      },
     });
     await storeFile(server.config.storage.directory, ref, await sampleDocument('text.docx'));
   });
@@ -105,14 +110,18 @@ describe('LIBREOFFICE_MAX_QUEUED and LIBREOFFICE_RESTART_AFTER', () => {
   afterAll(() => server.stop());
 
   it('answers 503 with Retry-After past a queue of 0, and restarts the instance after each conversion', async () => {
-    const docx = await sampleDocument('text.docx');
+    // Different documents: the same bytes twice would share one conversion.
+    const documents = await Promise.all(['text.docx', 'text.odt'].map((name) => sampleDocument(name)));
     await untilIdle(server, 0);
-    const responses = await Promise.all([1, 2].map(() => upload(`${server.url}/preview/document/`, docx)));
+    const responses = await Promise.all(
+      documents.map((document) => upload(`${server.url}/preview/document/`, document)),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 503]);
     const refused = responses.find((response) => response.status === 503);
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     await untilIdle(server, 1);
     expect(await converterDetails(server)).toMatchObject({ restarts: 1, conversions: 1 });
-    expect((await upload(`${server.url}/preview/document/`, docx)).status).toBe(200);
+    const another = await sampleDocument('presentation.odp');
+    expect((await upload(`${server.url}/preview/document/`, another)).status).toBe(200);
   });
 });

@@ -108,3 +108,85 @@ describe('document previews when LibreOffice misbehaves', () => {
     expect(details.pool[0]?.pid).not.toBe(frozen);
   });
 });
+
+/** Waits until the one instance is idle again (after a restart). */
+async function untilIdle(server: TestServer): Promise<void> {
+  for (let tries = 0; tries < 1200; tries += 1) {
+    if ((await poolDetails(server)).pool[0]?.state === 'idle') return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the LibreOffice instance never became idle');
+}
+
+describe('a document that makes LibreOffice fail the same way twice', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        DOCUMENT_CONVERTER: 'libreoffice',
+        LIBREOFFICE_INSTANCES: '1',
+        DOCUMENT_CONVERSION_TIMEOUT_MS: '3000',
+      },
+    });
+    await instanceGroup(server);
+  });
+  afterAll(() => server.stop());
+
+  const conversions = async () =>
+    (await healthDependency<{ conversions: number }>(server.url, 'document-converter')).details.conversions;
+
+  /** Uploads `document` and kills the instance once it is converting it. */
+  async function crashOn(document: Uint8Array): Promise<Response> {
+    await untilIdle(server);
+    const answer = upload(`${server.url}/preview/document/`, document);
+    for (let tries = 0; tries < 600 && (await poolDetails(server)).busy === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    process.kill(-(await instanceGroup(server)), 'SIGKILL');
+    return answer;
+  }
+
+  /** Uploads `document` to a frozen instance, so the conversion runs past the time limit. */
+  async function timeOutOn(document: Uint8Array): Promise<Response> {
+    await untilIdle(server);
+    process.kill(-(await instanceGroup(server)), 'SIGSTOP');
+    return upload(`${server.url}/preview/document/`, document);
+  }
+
+  it('answers 503 for the first crash, 400 for the second, and never converts it a third time', async () => {
+    const long = await sampleDocument('long.docx');
+    const first = await crashOn(long);
+    expect(first.status).toBe(503);
+    const second = await crashOn(long);
+    expect(second.status).toBe(400);
+    expect(second.headers.get('retry-after')).toBeNull();
+    expect(await detailOf(second)).toContain('this document crashed the converter 2 times');
+    await untilIdle(server);
+    const before = await conversions();
+    const third = await upload(`${server.url}/preview/document/`, long);
+    expect(third.status).toBe(400);
+    expect(await conversions()).toBe(before);
+    // Other documents convert as before.
+    expect((await upload(`${server.url}/preview/document/`, await sampleDocument('text.docx'))).status).toBe(
+      200,
+    );
+  });
+
+  it('answers 503 for the first timeout, 400 for the second, and never converts it a third time', async () => {
+    const odt = await sampleDocument('text.odt');
+    const first = await timeOutOn(odt);
+    expect(first.status).toBe(503);
+    const second = await timeOutOn(odt);
+    expect(second.status).toBe(400);
+    expect(await detailOf(second)).toContain('ran past the time limit of the converter 2 times');
+    await untilIdle(server);
+    const before = await conversions();
+    expect((await upload(`${server.url}/preview/document/`, odt)).status).toBe(400);
+    expect(await conversions()).toBe(before);
+    const failures = (
+      await healthDependency<{ failures: { blamed: number } }>(server.url, 'document-converter')
+    ).details.failures;
+    expect(failures.blamed).toBe(2);
+  });
+});

@@ -24,6 +24,8 @@ export interface TestServerOptions {
   /** Features to mount; default: the reference server's own. */
   features?: (context: FeatureContext) => Promise<ServerFeature[]>;
   authenticator?: CreateAppOptions['authenticator'];
+  /** DATA_DIR to use and keep on `stop()` (to start another server on it); default: a new one, removed. */
+  dataDir?: string;
 }
 
 /** Shared HS256 secret of test servers; sign tokens with `signLocalToken(testJwtSecret, ...)`. */
@@ -31,7 +33,7 @@ export const testJwtSecret = 'test-secret-of-at-least-thirty-two-bytes!';
 
 /** Starts a server for one test file; call `stop()` in `afterAll`. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'collab-test-'));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'collab-test-'));
   const config = loadConfig({
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: testJwtSecret,
@@ -56,7 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     dataDir,
     async stop() {
       await running.stop(1_000);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,9 @@
 import { PreviewError } from '../../errors.js';
-import type { InstanceJob } from './soffice-instance.js';
+import type { InstanceJob, InstanceOutput } from './soffice-instance.js';
 
 interface Waiting {
   readonly job: InstanceJob;
-  resolve(pdf: Uint8Array): void;
+  resolve(output: InstanceOutput): void;
   reject(error: unknown): void;
 }
 
@@ -24,7 +24,7 @@ export class ConversionQueue {
    * Waits for an instance to take `job`.
    * @throws {PreviewError} `BUSY` at once when the queue is full, or after `queueTimeoutMs` of waiting.
    */
-  add(job: InstanceJob, signal: AbortSignal | undefined): Promise<Uint8Array> {
+  add(job: InstanceJob, signal: AbortSignal | undefined): Promise<InstanceOutput> {
     if (this.waiting.length >= this.limits.maxQueued) {
       const seconds = this.retryAfterSeconds(this.waiting.length);
       return Promise.reject(
@@ -44,9 +44,9 @@ export class ConversionQueue {
       };
       const entry: Waiting = {
         job,
-        resolve: (pdf) => {
+        resolve: (output) => {
           leave();
-          resolve(pdf);
+          resolve(output);
         },
         reject: (error) => {
           leave();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PreviewError } from '../../errors.js';
 import type { ConversionRequest, ConverterStatus, DocumentConverter } from '../document-converter.js';
+import { DOCUMENT_TYPE_INFO } from '../document-type.js';
 import { normaliseLocale } from '../locale.js';
 import { ConversionQueue } from './conversion-queue.js';
 import {
@@ -11,7 +12,7 @@ import {
   type LibreOfficeOptionsInput,
   libreOfficeOptionsSchema,
 } from './libreoffice-options.js';
-import { type InstanceJob, SofficeInstance } from './soffice-instance.js';
+import { type InstanceJob, type InstanceOutput, SofficeInstance } from './soffice-instance.js';
 
 /** The local LibreOffice pool as a {@link DocumentConverter}, plus start-up and test hooks. */
 export interface LibreOfficeConverter extends DocumentConverter {
@@ -141,7 +142,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
     return start(instance, false, 'restarting');
   }
 
-  function run(instance: SofficeInstance, job: InstanceJob): Promise<Uint8Array> {
+  function run(instance: SofficeInstance, job: InstanceJob): Promise<InstanceOutput> {
     const startedAt = performance.now();
     return instance.convert(job).then((result) => {
       averageMs = 0.8 * averageMs + 0.2 * (performance.now() - startedAt);
@@ -153,7 +154,7 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
         instance.state = 'idle';
         dispatch();
       }
-      if (result.ok) return result.pdf;
+      if (result.ok) return result.output;
       failures += 1;
       throw result.error;
     });
@@ -168,24 +169,36 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
     }
   }
 
+  async function submit(request: ConversionRequest, countPages: boolean): Promise<InstanceOutput> {
+    request.signal?.throwIfAborted();
+    const job: InstanceJob = {
+      data: request.data,
+      type: request.type,
+      locale: normaliseLocale(request.locale, options.defaultLocale),
+      pages: request.pages,
+      countPages,
+    };
+    if (!usable()) throw unavailable();
+    const idle = instances.find((instance) => instance.state === 'idle');
+    if (idle && queue.size === 0) return run(idle, job);
+    return queue.add(job, request.signal);
+  }
+
   const started = Promise.all(instances.map((instance) => start(instance, true, 'starting'))).then(
     () => undefined,
   );
 
   return {
     options,
+    exportsPageRanges: true,
     whenStarted: () => started,
     async convert(request: ConversionRequest) {
-      request.signal?.throwIfAborted();
-      const job = {
-        data: request.data,
-        type: request.type,
-        locale: normaliseLocale(request.locale, options.defaultLocale),
-      };
-      if (!usable()) throw unavailable();
-      const idle = instances.find((instance) => instance.state === 'idle');
-      if (idle && queue.size === 0) return run(idle, job);
-      return queue.add(job, request.signal);
+      return (await submit(request, false)).pdf;
+    },
+    async convertPages(request) {
+      if (DOCUMENT_TYPE_INFO[request.type].family === 'spreadsheet') return undefined;
+      const { pdf, pageCount } = await submit(request, true);
+      return pageCount === undefined ? undefined : { pdf, pageCount };
     },
     status(): ConverterStatus {
       const available = usable();

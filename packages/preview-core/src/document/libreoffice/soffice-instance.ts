@@ -4,7 +4,7 @@ import { PreviewError } from '../../errors.js';
 import { DOCUMENT_TYPE_INFO, type DocumentType } from '../document-type.js';
 import type { LibreOfficeOptions } from './libreoffice-options.js';
 import { SofficeProcess } from './soffice-process.js';
-import { describeExit, type HelperExit, UnoHelper } from './uno-helper.js';
+import { describeExit, type HelperAnswer, type HelperExit, UnoHelper } from './uno-helper.js';
 
 /** What one instance is doing. */
 export type InstanceState = 'starting' | 'idle' | 'busy' | 'restarting' | 'failed' | 'stopped';
@@ -14,11 +14,22 @@ export interface InstanceJob {
   readonly data: Uint8Array;
   readonly type: DocumentType;
   readonly locale: string;
+  /** Pages to export, 1-based and inclusive; every page when undefined. */
+  readonly pages?: { readonly first: number; readonly last: number } | undefined;
+  /** Count the document's pages first (text and presentations), and export only pages that exist. */
+  readonly countPages?: boolean | undefined;
+}
+
+/** What a successful conversion produced: the PDF, and the document's page count when it was asked. */
+export interface InstanceOutput {
+  /** The exported pages; empty when `countPages` found none in the asked range. */
+  readonly pdf: Uint8Array;
+  readonly pageCount?: number | undefined;
 }
 
 /** Outcome of a conversion: the PDF, or an error and whether the instance must be restarted. */
 export type InstanceResult =
-  | { readonly ok: true; readonly pdf: Uint8Array }
+  | { readonly ok: true; readonly output: InstanceOutput }
   | { readonly ok: false; readonly error: PreviewError; readonly restart: boolean };
 
 const RETRY_AFTER = { retryAfterSeconds: 2 };
@@ -155,12 +166,16 @@ export class SofficeInstance {
         inputFilter: info.importFilter,
         exportFilter: info.pdfExportFilter,
         locale: job.locale,
+        pageRange: job.pages ? `${job.pages.first}-${job.pages.last}` : null,
+        firstPage: job.pages?.first ?? null,
+        lastPage: job.pages?.last ?? null,
+        countPages: job.countPages === true,
       }),
       this.whenGone().then((reason) => ({ ok: false, kind: 'gone', error: reason }) as const),
       limit.promise,
     ]);
     limit.cancel();
-    if (answer.ok) return this.readOutput(output);
+    if (answer.ok) return this.readOutput(output, answer);
     if (answer.kind === 'timeout') {
       this.kill();
       const seconds = this.options.conversionTimeoutMs / 1000;
@@ -195,7 +210,9 @@ export class SofficeInstance {
     return { ok: false, error, restart: true };
   }
 
-  private async readOutput(output: string): Promise<InstanceResult> {
+  private async readOutput(output: string, answer: HelperAnswer): Promise<InstanceResult> {
+    const pageCount = typeof answer.pageCount === 'number' ? answer.pageCount : undefined;
+    if (answer.exported === false) return { ok: true, output: { pdf: new Uint8Array(0), pageCount } };
     const size = (await stat(output).catch(() => undefined))?.size;
     if (size === undefined) {
       const error = new PreviewError('CONVERSION_FAILED', 'LibreOffice reported success but wrote no PDF');
@@ -209,6 +226,6 @@ export class SofficeInstance {
       );
       return { ok: false, error, restart: false };
     }
-    return { ok: true, pdf: new Uint8Array(await readFile(output)) };
+    return { ok: true, output: { pdf: new Uint8Array(await readFile(output)), pageCount } };
   }
 }

@@ -9,6 +9,10 @@ export interface HelperAnswer {
   readonly ok: boolean;
   readonly kind?: 'load' | 'export' | 'bridge' | 'request';
   readonly error?: string;
+  /** Pages of the whole document, when the request asked to count them. */
+  readonly pageCount?: number;
+  /** False when nothing was exported because the asked pages do not exist. */
+  readonly exported?: boolean;
 }
 
 /** Why the helper is gone: its exit code or signal and the end of its stderr. */

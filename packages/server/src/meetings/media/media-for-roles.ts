@@ -1,4 +1,5 @@
 import type { KeyedLock, MediaServer } from '@collab-suite/chat-domain';
+import type { SfuStats } from '@collab-suite/webrtc-sfu';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../../config.js';
@@ -20,6 +21,8 @@ export interface MeetingMedia {
    * ends them (`sessionLost`) if this one dies.
    */
   startPresence?(sessionLost: (userId: string, queueId: string) => Promise<void>): ApiNodePresence;
+  /** The SFU's sessions and traffic, when it runs in this process (on a worker thread). */
+  sfuStats?(): Promise<SfuStats | undefined>;
   /** The health entry's status: where media runs and its load. */
   health(): Promise<HealthStatus>;
   close(): Promise<void>;
@@ -50,6 +53,7 @@ export async function meetingMediaForRoles(
     const worker = createWorkerMediaServer({ sfuOptions: sfuOptions(config), iceServers, logger });
     return {
       media: worker,
+      sfuStats: () => worker.stats(),
       async health() {
         const load = worker.load();
         const details = {

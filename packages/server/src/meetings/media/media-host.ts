@@ -1,5 +1,5 @@
 import type { MediaServerEvent } from '@collab-suite/chat-domain';
-import { createSfu, type Sfu, type SfuOptionsInput } from '@collab-suite/webrtc-sfu';
+import { createSfu, type Sfu, type SfuOptionsInput, type SfuStats } from '@collab-suite/webrtc-sfu';
 import { createSfuMediaServer } from '../sfu-media-server.js';
 import { type MediaCommand, type MediaHostLoad, type MediaReply, runMediaCommand } from './media-protocol.js';
 
@@ -18,6 +18,8 @@ export interface MediaHost {
   run(command: MediaCommand): Promise<MediaReply>;
   /** The meetings held now. */
   load(): MediaHostLoad;
+  /** The SFU's sessions and traffic (see {@link Sfu.stats}). */
+  stats(): SfuStats;
   /** Listens to talking changes; returns a function that stops listening. */
   onEvent(listener: (event: MediaServerEvent) => void): () => void;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export function createMediaHost(options: SfuOptionsInput): MediaHost {
   return {
     run: (command) => runMediaCommand(media, command),
     load: () => loadOf(sfu),
+    stats: () => sfu.stats(),
     onEvent: (listener) => media.onEvent(listener),
     close: () => media.close(),
   };

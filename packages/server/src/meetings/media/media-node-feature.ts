@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../../feature.js';
+import { sfuMetrics } from '../sfu-metrics.js';
 import { sfuOptions } from '../sfu-options.js';
 import { startMediaNode } from './media-node.js';
 
 /**
  * What a `NODE_ROLES=media` process serves: no routes, only its health entry (the meetings it hosts
- * and its load), while the media node takes its commands over Redis.
+ * and its load) and its SFU's series on `/metrics`, while the media node takes its commands over Redis.
  */
 export async function createMediaNodeFeature(context: FeatureContext): Promise<ServerFeature> {
   const { config, logger } = context;
@@ -26,6 +27,7 @@ export async function createMediaNodeFeature(context: FeatureContext): Promise<S
     name: 'media-node',
     basePath: '/',
     router: Router(),
+    metrics: sfuMetrics(async () => node.stats()),
     health: [
       {
         name: 'media-node',

@@ -1,4 +1,4 @@
-import type { SfuOptionsInput } from '@collab-suite/webrtc-sfu';
+import type { SfuOptionsInput, SfuStats } from '@collab-suite/webrtc-sfu';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
@@ -29,6 +29,8 @@ export interface MediaNode {
   readonly id: string;
   /** What `/health/` shows: the node, its capacity and the meetings it hosts. */
   describe(): { nodeId: string; capacity: number; participants: number; meetings: MediaHostLoad['meetings'] };
+  /** The SFU's sessions and traffic (see `Sfu.stats`). */
+  stats(): SfuStats;
   /** Whether its last heartbeat reached Redis. */
   registered(): boolean;
   /** Unregisters (API nodes then stop its meetings at once) and stops the SFU. */
@@ -118,6 +120,7 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
       const load = host.load();
       return { nodeId, capacity: options.capacity, participants: load.participants, meetings: load.meetings };
     },
+    stats: () => host.stats(),
     registered: () => registered,
     async close() {
       if (closing) return;

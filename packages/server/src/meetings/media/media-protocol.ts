@@ -5,6 +5,7 @@ import {
   type MediaServer,
   type MediaServerEvent,
 } from '@collab-suite/chat-domain';
+import type { SfuStats } from '@collab-suite/webrtc-sfu';
 
 /**
  * The MediaServer methods a media host carries out on command: every method of the port that does
@@ -49,10 +50,11 @@ export interface MediaHostLoad {
   readonly participants: number;
 }
 
-/** Messages a media host sends besides replies. */
+/** Messages a media host sends besides replies; `stats` answers a `'stats'` request. */
 export type MediaHostMessage =
   | { readonly kind: 'event'; readonly event: MediaServerEvent }
-  | { readonly kind: 'load'; readonly load: MediaHostLoad };
+  | { readonly kind: 'load'; readonly load: MediaHostLoad }
+  | { readonly kind: 'stats'; readonly stats: SfuStats };
 
 /** True for a command a host should carry out (anything else it answers as malformed). */
 export function isMediaCommand(value: unknown): value is MediaCommand {

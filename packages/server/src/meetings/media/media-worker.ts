@@ -15,6 +15,10 @@ port.on('message', (message: unknown) => {
     void host.close().then(() => port.close());
     return;
   }
+  if (message === 'stats') {
+    send({ kind: 'stats', stats: host.stats() });
+    return;
+  }
   if (!isMediaCommand(message)) return;
   void host.run(message).then((reply) => {
     port.postMessage(reply);

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { IceServerConfig } from '@collab-suite/chat-domain';
-import type { SfuOptionsInput } from '@collab-suite/webrtc-sfu';
+import type { SfuOptionsInput, SfuStats } from '@collab-suite/webrtc-sfu';
 import type { Logger } from 'pino';
 import type { MediaHostLoad, MediaHostMessage, MediaReply } from './media-protocol.js';
 import { createRemoteMediaServer, type RemoteMediaServer } from './remote-media-server.js';
@@ -15,6 +15,11 @@ function workerFilename(): URL {
 export interface WorkerMediaServer extends RemoteMediaServer {
   /** The meetings the worker holds, as it last reported them. */
   load(): MediaHostLoad;
+  /**
+   * Asks the worker for its SFU's sessions and traffic; undefined when it does not answer within
+   * {@link STATS_TIMEOUT_MS} (busy, or being replaced). A replaced worker starts its totals at zero.
+   */
+  stats(): Promise<SfuStats | undefined>;
   /** Times the worker stopped on its own and was replaced since the start. */
   readonly restarts: number;
   /** The worker thread now (for monitoring and fault tests). */
@@ -22,6 +27,9 @@ export interface WorkerMediaServer extends RemoteMediaServer {
 }
 
 const EMPTY_LOAD: MediaHostLoad = { meetings: [], participants: 0 };
+
+/** How long a scrape waits for the worker's statistics: a worker that slow is reported as silent. */
+const STATS_TIMEOUT_MS = 2000;
 
 /**
  * Runs the SFU in a worker thread of this process, so its packets, audio mixing and timers never
@@ -38,12 +46,15 @@ export function createWorkerMediaServer(options: {
   let load = EMPTY_LOAD;
   let restarts = 0;
   let closing = false;
+  const statsWaiters = new Set<(stats: SfuStats | undefined) => void>();
 
   const start = () => {
     const started = new Worker(workerFilename(), { workerData: options.sfuOptions });
     started.on('message', (message: MediaReply | MediaHostMessage) => {
       if ('kind' in message && message.kind === 'load') load = message.load;
-      else media.receive(message);
+      else if ('kind' in message && message.kind === 'stats') {
+        for (const waiter of [...statsWaiters]) waiter(message.stats);
+      } else media.receive(message);
     });
     started.on('error', (error) => options.logger.error({ err: error }, 'the media worker failed'));
     started.on('exit', (code) => {
@@ -79,8 +90,22 @@ export function createWorkerMediaServer(options: {
     },
   });
   worker = start();
+  const stats = () =>
+    new Promise<SfuStats | undefined>((resolve) => {
+      if (closing) return resolve(undefined);
+      const timer = setTimeout(() => done(undefined), STATS_TIMEOUT_MS);
+      const done = (stats: SfuStats | undefined) => {
+        clearTimeout(timer);
+        statsWaiters.delete(done);
+        resolve(stats);
+      };
+      statsWaiters.add(done);
+      // One request serves every waiter: the first answer resolves them all.
+      if (statsWaiters.size === 1) worker.postMessage('stats');
+    });
   return Object.defineProperties(media as WorkerMediaServer, {
     load: { value: () => load },
+    stats: { value: stats },
     restarts: { get: () => restarts },
     thread: { get: () => worker },
   });
