@@ -162,7 +162,15 @@ export async function startPrivateEjabberd(options: PrivateEjabberdOptions): Pro
       },
     );
     const running = child;
-    exited = new Promise((resolve) => running.once('exit', (code) => resolve(code)));
+    // A test process that ends without stopping its server (a failed hook, a timeout) takes it along.
+    const killOnExit = () => running.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    exited = new Promise((resolve) =>
+      running.once('exit', (code) => {
+        process.off('exit', killOnExit);
+        resolve(code);
+      }),
+    );
     try {
       await waitUntilReady(apiUrl, exited, timeoutMs);
     } catch (error) {
