@@ -2,7 +2,9 @@
 # Installs what the tests need beyond Node: pnpm, and (as root, on Debian/Ubuntu) LibreOffice without
 # a GUI, python3-uno for the warm conversion pool, metric-compatible fonts, Chromium for the WebRTC
 # browser tests, HAProxy for the cluster test, nginx and systemd-analyze for the deployment tests,
-# and qpdf for the encrypted-PDF samples. Idempotent; skips what is already there.
+# qpdf for the encrypted-PDF samples, and ejabberd for the XMPP chat mirror tests (they start
+# private servers through `erl`; the Debian service itself is not used). Idempotent; skips what is
+# already there.
 set -euo pipefail
 
 pnpm_version=10.34.9
@@ -13,7 +15,7 @@ fi
 packages=(
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  chromium openssl iproute2 util-linux haproxy xmlsec1 nginx systemd qpdf
+  chromium openssl iproute2 util-linux haproxy xmlsec1 nginx systemd qpdf ejabberd
 )
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -6,6 +6,7 @@ export default defineConfig({
     index: 'src/index.ts',
     main: 'src/main.ts',
     'token-cli': 'src/token-cli.ts',
+    'chat-xmpp-sync': 'src/chat-xmpp-sync.ts',
     'media-worker': 'src/meetings/media/media-worker.ts',
   },
   format: ['esm'],

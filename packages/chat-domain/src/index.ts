@@ -131,6 +131,12 @@ export type { EventBus, EventBusHealth, EventListener, EventSubscription } from 
 export type { LockedRoom } from './ports/locked-room.js';
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';
+export type {
+  MirrorOperation,
+  MirrorOutbox,
+  MirrorOutboxClaim,
+  MirrorOutboxEntry,
+} from './ports/mirror-outbox.js';
 export { ignoringRoomObserver, type RoomObserver } from './ports/room-observer.js';
 export {
   createOpenUserDirectory,
@@ -178,3 +184,17 @@ export {
   type PostgresPoolStats,
 } from './stores/postgres-chat-store.js';
 export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';
+export {
+  createEjabberdAdminClient,
+  type EjabberdAdminClient,
+  type EjabberdAdminClientOptions,
+} from './xmpp/ejabberd-admin-client.js';
+export type { RoomSyncChanges, XmppNames } from './xmpp/muc-room-sync.js';
+export { createXmppMirror, type XmppMirror } from './xmpp/xmpp-mirror.js';
+export {
+  type ResolvedXmppMirrorOptions,
+  type XmppMirrorOptions,
+  xmppMirrorOptionsSchema,
+} from './xmpp/xmpp-mirror-options.js';
+export type { ResyncReport } from './xmpp/xmpp-resync.js';
+export { escapeXml, messageStanza, operationNamespace, type StanzaAddressing } from './xmpp/xmpp-stanzas.js';

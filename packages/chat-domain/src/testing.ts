@@ -1,5 +1,10 @@
 export { describeBlobStoreConformance } from './testing/blob-store-conformance.js';
 export { describeChatStoreConformance } from './testing/chat-store-conformance.js';
+export {
+  type EjabberdConfigurationInput,
+  ejabberdConfiguration,
+  hs256JsonWebKey,
+} from './testing/ejabberd-configuration.js';
 export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';
 export {
   attachmentFixture,
@@ -17,5 +22,11 @@ export {
   meetingFixture,
   participantFixture,
 } from './testing/meeting-store-conformance.js';
+export { describeMirrorOutboxConformance } from './testing/mirror-outbox-conformance.js';
+export {
+  type PrivateEjabberd,
+  type PrivateEjabberdOptions,
+  startPrivateEjabberd,
+} from './testing/private-ejabberd.js';
 export { type PrivateRedis, startPrivateRedis } from './testing/private-redis.js';
 export { describeRoomLockConformance } from './testing/room-lock-conformance.js';

@@ -32,6 +32,12 @@ export async function truncateChatTables(connectionString: string): Promise<void
            TRUNCATE chat_rooms, chat_room_members, chat_room_user_settings, chat_room_pictures, chat_attachments,
              chat_pending_blob_deletions, chat_meetings, chat_meeting_participants;
          END IF;
+         IF to_regclass('chat_mirror_outbox') IS NOT NULL THEN
+           TRUNCATE chat_mirror_outbox, chat_mirror_lease;
+         END IF;
+         IF to_regclass('chat_mirror_switch') IS NOT NULL THEN
+           TRUNCATE chat_mirror_switch;
+         END IF;
        END $$`,
     );
   } finally {

@@ -46,6 +46,13 @@ const urlWith = (schemes: readonly string[]) =>
       .optional(),
   );
 
+/** A lower-case DNS name, as XMPP domains are written. */
+const xmppDomain = z
+  .string()
+  .regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/, {
+    message: 'expected a lower-case domain name like chat.example.com',
+  });
+
 const addressList = optionalText.pipe(
   z
     .string()
@@ -155,6 +162,21 @@ export const environmentSchema = z.object({
   CHAT_MAX_FORWARDED_MESSAGES: integer(1).default(500),
   /** Most people in a group or temporary room. */
   CHAT_MAX_ROOM_MEMBERS: integer(2).default(128),
+  /**
+   * Base URL of ejabberd's mod_http_api (e.g. `http://127.0.0.1:5281/api`): rooms are mirrored into
+   * MUC rooms and room messages sent as stanzas. Unset, chat runs without XMPP (messages are events).
+   */
+  CHAT_XMPP_URL: urlWith(['http', 'https']),
+  /** XMPP domain of users (`<userId>@domain`); required with CHAT_XMPP_URL. */
+  CHAT_XMPP_DOMAIN: optionalText.pipe(xmppDomain.optional()),
+  /** Domain of the MUC service (`<roomId>@domain`); default `muc.<CHAT_XMPP_DOMAIN>`. */
+  CHAT_XMPP_MUC_DOMAIN: optionalText.pipe(xmppDomain.optional()),
+  /** Account (a JID) for HTTP basic authentication to mod_http_api; unset: ejabberd trusts this address. */
+  CHAT_XMPP_API_USER: optionalText,
+  /** Password of CHAT_XMPP_API_USER; set both or neither. */
+  CHAT_XMPP_API_PASSWORD: optionalText,
+  /** XMPP over WebSocket URL that browsers use (given to the chat page); unset: the page cannot chat. */
+  CHAT_XMPP_WEBSOCKET_URL: urlWith(['ws', 'wss']),
   /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
   MEETING_ICE_ANNOUNCED_ADDRESSES: addressList,
   /** Extra local addresses to gather media candidates on, comma-separated (loopback is skipped unless listed). */
@@ -334,6 +356,8 @@ export interface ServerConfig {
     maxRoomsPerUser: number;
     maxForwardedMessages: number;
     roomCreationsPerMinute: number;
+    /** The XMPP mirror (ejabberd), when configured. */
+    xmpp: XmppConfig | undefined;
   };
   meetings: {
     announcedAddresses: string[];
@@ -386,6 +410,48 @@ export class ConfigError extends Error {
 
 /** A part a process plays in a deployment. */
 export type NodeRole = 'api' | 'media';
+
+/** Where and how the chat mirror reaches ejabberd. */
+export interface XmppConfig {
+  apiUrl: string;
+  domain: string;
+  mucDomain: string;
+  credentials: { user: string; password: string } | undefined;
+  webSocketUrl: string | undefined;
+}
+
+/** The XMPP settings, all or nothing. @throws ConfigError when they do not fit together */
+function xmppConfigOf(values: z.output<typeof environmentSchema>): XmppConfig | undefined {
+  const { CHAT_XMPP_URL: apiUrl, CHAT_XMPP_DOMAIN: domain } = values;
+  const user = values.CHAT_XMPP_API_USER;
+  const password = values.CHAT_XMPP_API_PASSWORD;
+  const problems: string[] = [];
+  if (apiUrl === undefined) {
+    const stray = (
+      ['CHAT_XMPP_DOMAIN', 'CHAT_XMPP_MUC_DOMAIN', 'CHAT_XMPP_API_USER', 'CHAT_XMPP_WEBSOCKET_URL'] as const
+    ).filter((name) => values[name] !== undefined);
+    if (stray.length > 0)
+      problems.push(`${stray.join(', ')} set without CHAT_XMPP_URL: set it too, or unset them`);
+  } else if (domain === undefined) {
+    problems.push('CHAT_XMPP_URL needs CHAT_XMPP_DOMAIN, the XMPP domain of users');
+  }
+  if ((user === undefined) !== (password === undefined)) {
+    problems.push('CHAT_XMPP_API_USER and CHAT_XMPP_API_PASSWORD go together: set both or neither');
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  if (apiUrl === undefined || domain === undefined) return undefined;
+  const mucDomain = values.CHAT_XMPP_MUC_DOMAIN ?? `muc.${domain}`;
+  if (mucDomain === domain) {
+    throw new ConfigError('invalid configuration:\n  CHAT_XMPP_MUC_DOMAIN must differ from CHAT_XMPP_DOMAIN');
+  }
+  return {
+    apiUrl,
+    domain,
+    mucDomain,
+    credentials: user !== undefined && password !== undefined ? { user, password } : undefined,
+    webSocketUrl: values.CHAT_XMPP_WEBSOCKET_URL,
+  };
+}
 
 /**
  * Stops a process whose roles lack what they need: an API node alone shares meetings with other
@@ -477,6 +543,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxRoomsPerUser: values.CHAT_MAX_ROOMS_PER_USER,
       maxForwardedMessages: values.CHAT_MAX_FORWARDED_MESSAGES,
       roomCreationsPerMinute: values.CHAT_ROOM_CREATIONS_PER_MINUTE,
+      xmpp: xmppConfigOf(values),
     },
     meetings: {
       announcedAddresses: values.MEETING_ICE_ANNOUNCED_ADDRESSES ?? [],

@@ -53,6 +53,14 @@ export function logStartupSummary(config: ServerConfig, logger: Logger): void {
       database: database(chat.databaseUrl),
       events: chat.redisUrl ? { kind: 'redis', where: locationOf(chat.redisUrl) } : { kind: 'in-process' },
       blobs: chat.blobDirectory,
+      messages: chat.xmpp
+        ? {
+            kind: 'xmpp',
+            api: locationOf(chat.xmpp.apiUrl),
+            domain: chat.xmpp.domain,
+            muc: chat.xmpp.mucDomain,
+          }
+        : { kind: 'events' },
     },
     'chat',
   );

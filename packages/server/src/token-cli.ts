@@ -21,7 +21,9 @@ async function main(): Promise<void> {
     process.exit(64);
   }
   const secret = config.auth.jwtSecret ?? loadOrCreateLocalSecret(config.dataDir);
-  process.stdout.write(`${await signLocalToken(secret, { userId, admin })}\n`);
+  process.stdout.write(
+    `${await signLocalToken(secret, { userId, admin, xmppDomain: config.chat.xmpp?.domain })}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,7 @@ import type {
 } from '../model.js';
 import type { LockedRoom } from './locked-room.js';
 import type { MeetingStore } from './meeting-store.js';
+import type { MirrorOutbox } from './mirror-outbox.js';
 
 /** Position after which {@link ChatStore.listAttachments} continues (newest first). */
 export interface AttachmentCursor {
@@ -41,7 +42,7 @@ export interface RoomChanges {
  * the bytes afterwards and then forgets the key, so a crash in between only delays the cleanup.
  * Writes that refer to a room that no longer exists throw `room_not_found`.
  */
-export interface ChatStore extends MeetingStore {
+export interface ChatStore extends MeetingStore, MirrorOutbox {
   /**
    * Inserts a room and its members.
    * @throws ChatError `one_to_one_exists` when `oneToOneKey` is already used by another room.

@@ -10,6 +10,7 @@ import type {
 import type { AttachmentCursor, ChatStore, RoomChanges } from '../ports/chat-store.js';
 import { withInProcessRoomLock } from './in-process-room-lock.js';
 import { createMemoryMeetingQueries } from './memory-meeting-queries.js';
+import { createMemoryMirrorOutbox } from './memory-mirror-outbox.js';
 import {
   compareAttachmentsNewestFirst,
   compareMembersInJoinOrder,
@@ -63,6 +64,7 @@ export function createMemoryChatStore(): ChatStore {
     },
   });
 
+  const { roomChanged, ...outbox } = createMemoryMirrorOutbox(() => rooms.keys());
   return withInProcessRoomLock({
     ...meetingQueries,
     async insertRoom(room, roomMembers, oneToOneKey) {
@@ -76,6 +78,7 @@ export function createMemoryChatStore(): ChatStore {
       if (oneToOneKey !== undefined) oneToOneKeys.set(oneToOneKey, room.id);
       members.set(room.id, new Map(roomMembers.map((member) => [member.userId, { ...member }])));
       for (const member of roomMembers) linkUser(room.id, member.userId);
+      roomChanged(room.id);
     },
     async getRoom(roomId) {
       const room = rooms.get(roomId);
@@ -114,6 +117,7 @@ export function createMemoryChatStore(): ChatStore {
       if (room === undefined) return undefined;
       const updated = { ...room, ...changes };
       rooms.set(roomId, updated);
+      if (updated.name !== room.name || updated.description !== room.description) roomChanged(roomId);
       return { ...updated };
     },
     async deleteRoom(roomId) {
@@ -131,6 +135,7 @@ export function createMemoryChatStore(): ChatStore {
       for (const [key, value] of oneToOneKeys) if (value === roomId) oneToOneKeys.delete(key);
       deleteMeetingsOfRoom(roomId);
       rooms.delete(roomId);
+      roomChanged(roomId);
       return true;
     },
     async getMember(roomId, userId) {
@@ -150,15 +155,18 @@ export function createMemoryChatStore(): ChatStore {
       members.set(roomId, roomMembers);
       linkUser(roomId, member.userId);
       if (memberSettings) settings.set(settingsKey(roomId, member.userId), { ...memberSettings });
+      roomChanged(roomId);
     },
     async deleteMember(roomId, userId) {
       if (!members.get(roomId)?.delete(userId)) return false;
       unlinkUser(roomId, userId);
+      roomChanged(roomId);
       return true;
     },
     async setOwner(roomId, userId, owner) {
       const member = members.get(roomId)?.get(userId);
       if (member === undefined) return false;
+      if (member.owner !== owner) roomChanged(roomId);
       member.owner = owner;
       return true;
     },
@@ -227,6 +235,7 @@ export function createMemoryChatStore(): ChatStore {
     async forgetPendingBlobDeletions(blobKeys) {
       for (const key of blobKeys) pendingDeletions.delete(key);
     },
+    ...outbox,
     async close() {},
   });
 }

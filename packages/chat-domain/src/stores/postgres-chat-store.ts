@@ -6,6 +6,7 @@ import { roomColumns, throwConstraintViolation } from './constraint-violations.j
 import { createPostgresFileQueries, type PostgresContext } from './postgres-file-queries.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
+import { createPostgresMirrorOutbox } from './postgres-mirror-outbox.js';
 import { migratePostgres } from './postgres-schema.js';
 import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
 
@@ -91,6 +92,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     ...createPostgresFileQueries(context),
     ...createPostgresMeetingQueries(context),
     ...createPostgresMemberQueries(context),
+    ...createPostgresMirrorOutbox(context),
     async insertRoom(room, members, oneToOneKey) {
       try {
         await transaction(async (client) => {

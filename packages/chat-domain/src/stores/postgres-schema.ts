@@ -91,6 +91,60 @@ CREATE INDEX chat_meeting_participants_by_queue ON chat_meeting_participants (us
 CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
 CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
   },
+  {
+    // The outbox of the XMPP mirror, and the lease of the one process that drains it.
+    version: 4,
+    sql: `
+CREATE TABLE chat_mirror_outbox (
+  sequence bigserial PRIMARY KEY,
+  operation jsonb NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL
+);
+CREATE TABLE chat_mirror_lease (
+  id integer PRIMARY KEY CHECK (id = 1),
+  owner text NOT NULL,
+  lease_until timestamptz NOT NULL
+);`,
+  },
+  {
+    // While the mirror outbox is switched on, each change a mirror follows queues a room operation
+    // in its own transaction: rooms inserted, renamed or deleted, members inserted, deleted or
+    // promoted and demoted (a deleted room's members are deleted by the cascade, queueing more
+    // operations for the same room, which the drainer applies once).
+    version: 5,
+    sql: `
+CREATE TABLE chat_mirror_switch (
+  id integer PRIMARY KEY CHECK (id = 1),
+  enabled boolean NOT NULL
+);
+CREATE FUNCTION chat_mirror_queue_room() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  changed_room uuid;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM chat_mirror_switch WHERE enabled) THEN
+    RETURN NULL;
+  END IF;
+  IF TG_TABLE_NAME = 'chat_rooms' THEN
+    changed_room := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
+  ELSE
+    changed_room := CASE WHEN TG_OP = 'DELETE' THEN OLD.room_id ELSE NEW.room_id END;
+  END IF;
+  INSERT INTO chat_mirror_outbox (operation, created_at)
+    VALUES (jsonb_build_object('kind', 'room', 'roomId', changed_room), now());
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chat_rooms_mirror_inserted AFTER INSERT OR DELETE ON chat_rooms
+  FOR EACH ROW EXECUTE FUNCTION chat_mirror_queue_room();
+CREATE TRIGGER chat_rooms_mirror_renamed AFTER UPDATE ON chat_rooms
+  FOR EACH ROW WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.description IS DISTINCT FROM NEW.description)
+  EXECUTE FUNCTION chat_mirror_queue_room();
+CREATE TRIGGER chat_room_members_mirror_changed AFTER INSERT OR DELETE ON chat_room_members
+  FOR EACH ROW EXECUTE FUNCTION chat_mirror_queue_room();
+CREATE TRIGGER chat_room_members_mirror_owner AFTER UPDATE ON chat_room_members
+  FOR EACH ROW WHEN (OLD.owner IS DISTINCT FROM NEW.owner)
+  EXECUTE FUNCTION chat_mirror_queue_room();`,
+  },
 ];
 
 /**

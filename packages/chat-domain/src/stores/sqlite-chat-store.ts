@@ -38,6 +38,11 @@ const writeMethods = [
   'putParticipant',
   'updateParticipantStreams',
   'deleteParticipant',
+  'enqueueMirrorOperations',
+  'claimMirrorOperations',
+  'forgetMirrorOperations',
+  'recordMirrorFailure',
+  'setMirrorOutboxEnabled',
 ] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
 
 /** The store methods that only read: they run on the calling thread's connection. */
@@ -63,6 +68,8 @@ const readMethods = [
   'listParticipantsOfMeetings',
   'getParticipant',
   'findMeetingsOfQueue',
+  'countMirrorOperations',
+  'listRoomIds',
 ] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
 
 type ClassifiedMethod = (typeof writeMethods)[number] | (typeof readMethods)[number] | 'close';

@@ -1,5 +1,11 @@
 import type { Database } from 'better-sqlite3';
 
+/** The statement a mirror trigger runs: queue a room operation for the room `roomIdExpression` names. */
+function queueRoom(roomIdExpression: string): string {
+  return `INSERT INTO chat_mirror_outbox (operation, created_at)
+    VALUES (json_object('kind', 'room', 'roomId', ${roomIdExpression}), CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));`;
+}
+
 /** SQLite schema versions, applied in order; never edit a released one, append a new one. */
 const migrations: readonly { version: number; sql: string }[] = [
   {
@@ -133,6 +139,50 @@ CREATE UNIQUE INDEX chat_rooms_one_to_one_key ON chat_rooms (one_to_one_key) WHE
     sql: `
 CREATE INDEX chat_attachments_by_blob ON chat_attachments (blob_key);
 CREATE INDEX chat_room_pictures_by_blob ON chat_room_pictures (blob_key);`,
+  },
+  {
+    // The outbox of the XMPP mirror, and the lease of the drainer.
+    version: 6,
+    sql: `
+CREATE TABLE chat_mirror_outbox (
+  sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+  operation TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE chat_mirror_lease (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  owner TEXT NOT NULL,
+  lease_until INTEGER NOT NULL
+);`,
+  },
+  {
+    // While the mirror outbox is switched on, each change a mirror follows queues a room operation
+    // in its own transaction (see the PostgreSQL schema's version 5).
+    version: 7,
+    sql: `
+CREATE TABLE chat_mirror_switch (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  enabled INTEGER NOT NULL
+);
+${['INSERT', 'DELETE']
+  .map(
+    (event) => `
+CREATE TRIGGER chat_rooms_mirror_${event.toLowerCase()} AFTER ${event} ON chat_rooms
+  WHEN (SELECT enabled FROM chat_mirror_switch WHERE id = 1)
+  BEGIN ${queueRoom(event === 'DELETE' ? 'OLD.id' : 'NEW.id')} END;
+CREATE TRIGGER chat_room_members_mirror_${event.toLowerCase()} AFTER ${event} ON chat_room_members
+  WHEN (SELECT enabled FROM chat_mirror_switch WHERE id = 1)
+  BEGIN ${queueRoom(event === 'DELETE' ? 'OLD.room_id' : 'NEW.room_id')} END;`,
+  )
+  .join('')}
+CREATE TRIGGER chat_rooms_mirror_renamed AFTER UPDATE OF name, description ON chat_rooms
+  WHEN (SELECT enabled FROM chat_mirror_switch WHERE id = 1)
+    AND (OLD.name IS NOT NEW.name OR OLD.description IS NOT NEW.description)
+  BEGIN ${queueRoom('NEW.id')} END;
+CREATE TRIGGER chat_room_members_mirror_owner AFTER UPDATE OF owner ON chat_room_members
+  WHEN (SELECT enabled FROM chat_mirror_switch WHERE id = 1) AND OLD.owner IS NOT NEW.owner
+  BEGIN ${queueRoom('NEW.room_id')} END;`,
   },
 ];
 

@@ -15,6 +15,7 @@ import {
 import { createSqliteFileQueries } from './sqlite-file-queries.js';
 import { createSqliteMeetingQueries } from './sqlite-meeting-queries.js';
 import { createSqliteMemberLists } from './sqlite-member-lists.js';
+import { createSqliteMirrorOutbox } from './sqlite-mirror-outbox.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
 function translateSqliteError(error: unknown, roomId: string, userId?: string): never {
@@ -261,6 +262,7 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
   const store: ChatStoreWithoutRoomLock = {
     ...files,
     ...createSqliteMeetingQueries({ database, sql }),
+    ...createSqliteMirrorOutbox({ database, sql }),
     async insertRoom(room, members, oneToOneKey) {
       try {
         insertRoom(room, members, oneToOneKey ?? null);

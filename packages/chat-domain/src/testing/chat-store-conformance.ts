@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatStore } from '../ports/chat-store.js';
 import { attachmentFixture, memberFixture, roomFixture } from './fixtures.js';
 import { describeMeetingStoreConformance } from './meeting-store-conformance.js';
+import { describeMirrorOutboxConformance } from './mirror-outbox-conformance.js';
 import { describeRoomLockConformance } from './room-lock-conformance.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00.000Z');
@@ -345,5 +346,6 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
     });
   });
   describeMeetingStoreConformance(name, open);
+  describeMirrorOutboxConformance(name, open);
   describeRoomLockConformance(name, open);
 }

@@ -4,6 +4,7 @@ import {
   createChatService,
   type MediaServer,
   type MessageDispatcher,
+  type XmppMirror,
 } from '@collab-suite/chat-domain';
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
@@ -16,6 +17,7 @@ import { requireChatActor } from './actor.js';
 import { startBlobSweeper } from './blob-sweeper.js';
 import { createCapabilitiesRoute } from './capabilities-route.js';
 import { chatOpenApi } from './chat-openapi.js';
+import { chatPagePath, createChatPageRouter } from './chat-page.js';
 import { type ChatPorts, chatDatabaseKind, chatPortsFromConfig } from './chat-ports.js';
 import { chatErrorBody } from './error-status.js';
 import { buildEventsAsyncApi } from './events-asyncapi.js';
@@ -23,6 +25,7 @@ import { createEventsSocket } from './events-socket.js';
 import { createFileRoutes } from './file-routes.js';
 import { createRoomCreationLimit } from './room-creation-limit.js';
 import { createRoomRoutes } from './room-routes.js';
+import { startXmppMirrorPart } from './xmpp-mirror-part.js';
 
 /** Ports tests may replace; the rest comes from the configuration. */
 export interface ChatFeatureOverrides extends Partial<ChatPorts> {
@@ -33,7 +36,12 @@ export interface ChatFeatureOverrides extends Partial<ChatPorts> {
 }
 
 /** The chat API feature plus its service, for tests and benchmarks. */
-export type ChatFeature = ServerFeature & { service: ChatService; meetings: MeetingsPart };
+export type ChatFeature = ServerFeature & {
+  service: ChatService;
+  meetings: MeetingsPart;
+  /** The XMPP mirror, when CHAT_XMPP_URL is set. */
+  xmppMirror: XmppMirror | undefined;
+};
 
 /** The chat rooms API at `/` (`/rooms`, `/attachments`) and the `/events` WebSocket. */
 export async function createChatFeature(
@@ -54,9 +62,14 @@ export async function createChatFeature(
       ? {}
       : { hasQueue: (userId, queueId) => socket?.hasQueue(userId, queueId) ?? false }),
   });
+  // Without XMPP the store stops queueing room changes: nobody would apply them.
+  const xmpp = config.chat.xmpp
+    ? await startXmppMirrorPart(config.chat.xmpp, ports.store, logger)
+    : await ports.store.setMirrorOutboxEnabled(false);
   const service = createChatService({
     ...ports,
     roomObserver: meetings.service.roomObserver,
+    ...(xmpp ? { dispatcher: xmpp.mirror } : {}),
     ...(overrides.dispatcher ? { dispatcher: overrides.dispatcher } : {}),
     ...(overrides.clock ? { clock: overrides.clock } : {}),
     limits: {
@@ -82,6 +95,7 @@ export async function createChatFeature(
 
   const router = Router();
   router.use(meetings.pageRouter);
+  router.use(createChatPageRouter(config.chat.xmpp));
   router.use(chatPaths, requireChatActor(authenticator));
   const creationLimit = createRoomCreationLimit({
     perMinute: config.chat.roomCreationsPerMinute,
@@ -101,7 +115,7 @@ export async function createChatFeature(
   return {
     name: 'chat',
     basePath: '/',
-    paths: [...chatPaths, meetingPagePath],
+    paths: [...chatPaths, meetingPagePath, chatPagePath],
     router,
     openapi: {
       paths: { ...chatOpenApi.paths, ...meetings.openapi.paths },
@@ -111,6 +125,7 @@ export async function createChatFeature(
     asyncapi: buildEventsAsyncApi({ version: serverVersion, publicUrl: config.publicUrl }),
     service,
     meetings,
+    xmppMirror: xmpp?.mirror,
     metrics: [...databasePoolMetrics('chat', ports.store), ...meetings.metrics],
     health: [
       {
@@ -147,6 +162,7 @@ export async function createChatFeature(
         },
       },
       meetings.health,
+      ...(xmpp ? [xmpp.health] : []),
     ],
     attach: (server) => events.attach(server),
     close() {
@@ -155,6 +171,7 @@ export async function createChatFeature(
         await sweeper.stop();
         creationLimit.close();
         await meetings.close();
+        await xmpp?.mirror.close();
         await Promise.allSettled([ports.events.close(), ports.store.close()]);
       })();
       return closing;

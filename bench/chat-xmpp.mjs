@@ -1,0 +1,208 @@
+// Chat with the XMPP mirror (run `pnpm build` first; needs ejabberd: `pnpm system-deps`).
+// `pnpm bench -- chat-xmpp`. Part of the chat API benchmarks (see chat-api.mjs), in a file of its own
+// because it starts a private ejabberd.
+//   1. POST /rooms (a group of 3) on a reference server mirroring into ejabberd, against the same
+//      server without XMPP, in alternating rounds; target: rps ratio >= 0.8 (the mirror only writes
+//      an outbox row on the request path; ejabberd is driven in the background). Then how long the
+//      mirror took to apply its backlog after the load.
+//   2. Message round trip between two XMPP clients (TCP, @xmpp/client) in a room of 50 members
+//      (p50/p99: one client sends, the other receives), against the same in a room of 2.
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
+import { cpuMillisecondsOf, startReferenceServer } from './lib/processes.mjs';
+import { hs256Token } from './lib/token.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SECRET = 'bench-chat-secret-of-at-least-32-bytes';
+const CONNECTIONS = 10;
+const DURATION_SECONDS = 3;
+const ROUNDS = 3;
+const MESSAGES = 200;
+const BIG_ROOM = 50;
+
+const { startPrivateEjabberd } = await import(
+  pathToFileURL(path.join(root, 'packages/chat-domain/dist/testing.js')).href
+);
+const { client: xmppClient, xml } = await import(
+  pathToFileURL(path.join(root, 'packages/server/node_modules/@xmpp/client/index.js')).href
+);
+
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const percentile = (values, fraction) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
+};
+
+async function load(target, options) {
+  await autocannon({ ...options, connections: CONNECTIONS, duration: 1 });
+  const cpuBefore = cpuMillisecondsOf(target.pid);
+  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_SECONDS });
+  const cpuMicroseconds = ((cpuMillisecondsOf(target.pid) - cpuBefore) * 1000) / result.requests.total;
+  const failures = result.errors + result.timeouts + result.non2xx;
+  if (failures > 0) throw new Error(`${options.method} ${options.url}: ${failures} failed requests`);
+  return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
+}
+
+/** The mirror's outbox length, from `/health/` as an administrator. */
+async function outboxOf(server) {
+  const admin = hs256Token(SECRET, randomUUID(), { roles: ['admin'] });
+  const health = await (
+    await fetch(`${server.url}/health/`, { headers: { authorization: `Bearer ${admin}` } })
+  ).json();
+  return health.dependencies.find((dependency) => dependency.name === 'chat-xmpp')?.details?.outbox;
+}
+
+async function compareCreation(mirrored, plain, domain) {
+  const userId = randomUUID();
+  const headers = {
+    authorization: `Bearer ${hs256Token(SECRET, userId, { jid: `${userId}@${domain}` })}`,
+    'content-type': 'application/json',
+  };
+  const body = JSON.stringify({
+    type: 'group',
+    name: 'Bench',
+    description: 'load',
+    membersIds: [randomUUID(), randomUUID()],
+  });
+  const options = { method: 'POST', headers, body };
+  const on = [];
+  const off = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    on.push(await load(mirrored, { ...options, url: `${mirrored.url}/rooms` }));
+    off.push(await load(plain, { ...options, url: `${plain.url}/rooms` }));
+  }
+  const ratios = on.map((result, index) => result.rps / off[index].rps);
+  const medianOf = (results, key) => median(results.map((result) => result[key]));
+  console.log(
+    `POST /rooms: XMPP mirror on ${medianOf(on, 'rps').toFixed(0)} req/s, p99 ${medianOf(on, 'p99')} ms, ` +
+      `${medianOf(on, 'cpuMicroseconds').toFixed(0)} us CPU/request | mirror off ${medianOf(off, 'rps').toFixed(0)} req/s, ` +
+      `p99 ${medianOf(off, 'p99')} ms, ${medianOf(off, 'cpuMicroseconds').toFixed(0)} us CPU/request\n` +
+      `  rps ratio on/off ${median(ratios).toFixed(2)} (median of rounds ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}; target >= 0.8)`,
+  );
+  const started = Date.now();
+  const backlog = await outboxOf(mirrored);
+  for (;;) {
+    const pending = await outboxOf(mirrored);
+    if (pending === 0) break;
+    if (Date.now() - started > 600_000)
+      throw new Error(`the mirror still has ${pending} operations after 10 min`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  console.log(
+    `  mirror backlog after the load: ${backlog} operations, applied in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+async function connect(ejabberd, userId) {
+  const token = hs256Token(SECRET, userId, { jid: `${userId}@${ejabberd.domain}` });
+  const session = xmppClient({
+    service: ejabberd.c2sUrl,
+    domain: ejabberd.domain,
+    resource: 'bench',
+    credentials: (authenticate) => authenticate({ username: userId, password: token }, 'PLAIN'),
+  });
+  session.on('error', () => {});
+  await session.start();
+  return session;
+}
+
+/** Round trips of MESSAGES messages from one member to another in a room of `size` members. */
+async function roundTrips(server, ejabberd, size) {
+  const [sender, receiver] = [randomUUID(), randomUUID()];
+  const others = Array.from({ length: size - 2 }, () => randomUUID());
+  const token = hs256Token(SECRET, sender);
+  const created = await fetch(`${server.url}/rooms`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      type: size === 2 ? 'temporary' : 'group',
+      name: `Room of ${size}`,
+      membersIds: [receiver, ...others],
+    }),
+  });
+  const roomId = (await created.json()).id;
+  const roomJid = `${roomId}@${ejabberd.mucDomain}`;
+  for (;;) {
+    const answer = await fetch(`${ejabberd.apiUrl}/get_room_affiliations`, {
+      method: 'POST',
+      body: JSON.stringify({ name: roomId, service: ejabberd.mucDomain }),
+    });
+    const affiliations = await answer.json();
+    if (Array.isArray(affiliations) && affiliations.length === size) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const [from, to] = [await connect(ejabberd, sender), await connect(ejabberd, receiver)];
+  const waiting = new Map();
+  to.on('stanza', (stanza) => {
+    if (stanza.name === 'message' && stanza.attrs.type === 'groupchat') waiting.get(stanza.attrs.id)?.();
+  });
+  const joined = (session, nick) =>
+    new Promise((resolve) => {
+      session.on('stanza', (stanza) => {
+        if (stanza.name === 'presence' && stanza.attrs.from === `${roomJid}/${nick}`) resolve();
+      });
+      session.send(
+        xml(
+          'presence',
+          { to: `${roomJid}/${nick}` },
+          xml('x', { xmlns: 'http://jabber.org/protocol/muc' }, xml('history', { maxstanzas: '0' })),
+        ),
+      );
+    });
+  await Promise.all([joined(from, sender), joined(to, receiver)]);
+  const times = [];
+  for (let index = 0; index < MESSAGES; index += 1) {
+    const id = `bench-${index}`;
+    const arrived = new Promise((resolve) => waiting.set(id, resolve));
+    const sent = performance.now();
+    await from.send(
+      xml('message', { to: roomJid, type: 'groupchat', id }, xml('body', {}, `message ${index}`)),
+    );
+    await arrived;
+    times.push(performance.now() - sent);
+    waiting.delete(id);
+  }
+  await Promise.all([from.stop(), to.stop()]);
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+}
+
+async function main() {
+  const ejabberd = await startPrivateEjabberd({ jwtSecret: SECRET });
+  // One user creates every room: no creation rate limit, no cap on rooms per user.
+  const unlimited = { CHAT_ROOM_CREATIONS_PER_MINUTE: '100000000', CHAT_MAX_ROOMS_PER_USER: '100000000' };
+  const xmppEnvironment = {
+    ...unlimited,
+    AUTH_JWT_SECRET: SECRET,
+    LOG_LEVEL: 'error',
+    CHAT_XMPP_URL: ejabberd.apiUrl,
+    CHAT_XMPP_DOMAIN: ejabberd.domain,
+    CHAT_XMPP_MUC_DOMAIN: ejabberd.mucDomain,
+  };
+  let mirrored;
+  let plain;
+  try {
+    mirrored = await startReferenceServer(xmppEnvironment);
+    plain = await startReferenceServer({ ...unlimited, AUTH_JWT_SECRET: SECRET });
+    console.log(
+      `database: sqlite; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
+    );
+    await compareCreation(mirrored, plain, ejabberd.domain);
+    await plain.stop();
+    plain = undefined;
+    const small = await roundTrips(mirrored, ejabberd, 2);
+    const big = await roundTrips(mirrored, ejabberd, BIG_ROOM);
+    console.log(
+      `message round trip, ${MESSAGES} messages one at a time: room of ${BIG_ROOM} p50 ${big.p50.toFixed(2)} ms, p99 ${big.p99.toFixed(2)} ms | ` +
+        `room of 2 p50 ${small.p50.toFixed(2)} ms, p99 ${small.p99.toFixed(2)} ms\n` +
+        `  p50 ratio ${(big.p50 / small.p50).toFixed(2)}, p99 ratio ${(big.p99 / small.p99).toFixed(2)} (${BIG_ROOM} members against 2)`,
+    );
+  } finally {
+    await plain?.stop();
+    await mirrored?.stop();
+    await ejabberd.stop();
+  }
+}
+
+await main();

@@ -1,0 +1,58 @@
+import type { RoomMessagePayload } from '../events.js';
+
+/**
+ * One operation the chat mirror (XMPP) must apply. `room` brings the mirrored room in line with
+ * the room as stored now (created, renamed, members and owners, or gone), so applying it twice or
+ * late is harmless; `message` sends one message into the room, identified by `id`.
+ */
+export type MirrorOperation =
+  | { kind: 'room'; roomId: string }
+  | { kind: 'message'; id: string; message: RoomMessagePayload };
+
+/** A queued {@link MirrorOperation}: `sequence` orders the queue. */
+export interface MirrorOutboxEntry {
+  sequence: number;
+  operation: MirrorOperation;
+  /** Failed attempts so far. */
+  attempts: number;
+  createdAt: Date;
+}
+
+/** Who asks for the queue, and for how long it may keep it. */
+export interface MirrorOutboxClaim {
+  /** Identifies the drainer (one per process). */
+  owner: string;
+  limit: number;
+  now: Date;
+  /** Until when the claim holds; a claim by another owner before then gets nothing. */
+  leaseUntil: Date;
+}
+
+/**
+ * The queue of mirror operations, kept in the chat database so that an operation written while
+ * the mirror is down is applied once it is back. One drainer at a time holds the queue (a lease
+ * renewed with each claim), so operations apply in order even with several server processes.
+ *
+ * While the outbox is enabled, the store itself queues a `room` operation in the same transaction
+ * as every change a mirror follows: a room inserted, renamed or redescribed, or deleted; a member
+ * inserted or deleted; an owner flag changed. A commit never happens without its operation.
+ */
+export interface MirrorOutbox {
+  /** Turns the store's own queueing of `room` operations on or off (off by default; kept in the database). */
+  setMirrorOutboxEnabled(enabled: boolean): Promise<void>;
+  /** Appends operations to the queue, in order. */
+  enqueueMirrorOperations(operations: readonly MirrorOperation[], createdAt: Date): Promise<void>;
+  /**
+   * The oldest `limit` queued operations, when the lease is free, expired or already `owner`'s
+   * (then renewed until `leaseUntil`); an empty list otherwise.
+   */
+  claimMirrorOperations(claim: MirrorOutboxClaim): Promise<MirrorOutboxEntry[]>;
+  /** Removes applied operations from the queue. */
+  forgetMirrorOperations(sequences: readonly number[]): Promise<void>;
+  /** Counts one more failed attempt of an operation. */
+  recordMirrorFailure(sequence: number): Promise<void>;
+  /** How many operations wait in the queue. */
+  countMirrorOperations(): Promise<number>;
+  /** Ids of every room, in id order, after `after` (for a full resync of the mirror). */
+  listRoomIds(page: { limit: number; after?: string | undefined }): Promise<string[]>;
+}

@@ -1,0 +1,74 @@
+import type { MirrorOperation, MirrorOutbox } from '../ports/mirror-outbox.js';
+import type { PostgresContext } from './postgres-file-queries.js';
+
+interface OutboxRow {
+  sequence: string;
+  operation: MirrorOperation;
+  attempts: number;
+  created_at: Date;
+}
+
+/** The mirror outbox in PostgreSQL: `chat_mirror_outbox`, and the drainers' lease in `chat_mirror_lease`. */
+export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutbox {
+  const { pool, rows, transaction } = context;
+  return {
+    async setMirrorOutboxEnabled(enabled) {
+      await pool.query(
+        `INSERT INTO chat_mirror_switch (id, enabled) VALUES (1, $1)
+         ON CONFLICT (id) DO UPDATE SET enabled = excluded.enabled`,
+        [enabled],
+      );
+    },
+    async enqueueMirrorOperations(operations, createdAt) {
+      if (operations.length === 0) return;
+      await pool.query(
+        `INSERT INTO chat_mirror_outbox (operation, created_at)
+         SELECT operation, $2 FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(operation, position)
+         ORDER BY position`,
+        [JSON.stringify(operations), createdAt],
+      );
+    },
+    async claimMirrorOperations({ owner, limit, now, leaseUntil }) {
+      return transaction(async (client) => {
+        const leased = await client.query(
+          `INSERT INTO chat_mirror_lease (id, owner, lease_until) VALUES (1, $1, $3)
+           ON CONFLICT (id) DO UPDATE SET owner = $1, lease_until = $3
+           WHERE chat_mirror_lease.owner = $1 OR chat_mirror_lease.lease_until <= $2`,
+          [owner, now, leaseUntil],
+        );
+        if ((leased.rowCount ?? 0) === 0) return [];
+        const result = await client.query<OutboxRow>(
+          'SELECT sequence, operation, attempts, created_at FROM chat_mirror_outbox ORDER BY sequence LIMIT $1',
+          [limit],
+        );
+        return result.rows.map((row) => ({
+          sequence: Number(row.sequence),
+          operation: row.operation,
+          attempts: row.attempts,
+          createdAt: row.created_at,
+        }));
+      });
+    },
+    async forgetMirrorOperations(sequences) {
+      if (sequences.length === 0) return;
+      await pool.query('DELETE FROM chat_mirror_outbox WHERE sequence = ANY($1::bigint[])', [sequences]);
+    },
+    async recordMirrorFailure(sequence) {
+      await pool.query('UPDATE chat_mirror_outbox SET attempts = attempts + 1 WHERE sequence = $1', [
+        sequence,
+      ]);
+    },
+    async countMirrorOperations() {
+      return Number(
+        (await rows<{ count: string }>('SELECT count(*) AS count FROM chat_mirror_outbox', []))[0]?.count,
+      );
+    },
+    async listRoomIds({ limit, after }) {
+      const found = await rows<{ id: string }>(
+        'SELECT id FROM chat_rooms WHERE $2::uuid IS NULL OR id > $2::uuid ORDER BY id LIMIT $1',
+        [limit, after ?? null],
+      );
+      return found.map((row) => row.id);
+    },
+  };
+}

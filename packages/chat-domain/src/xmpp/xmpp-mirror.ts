@@ -1,0 +1,215 @@
+import type { RoomMessagePayload } from '../events.js';
+import type { MessageDispatcher } from '../ports/message-dispatcher.js';
+import type { MirrorOperation, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
+import { createEjabberdAdminClient, isRejectedCommand } from './ejabberd-admin-client.js';
+import { type RoomSyncChanges, syncMucRoom } from './muc-room-sync.js';
+import { resolveXmppMirrorOptions, type XmppMirrorOptions } from './xmpp-mirror-options.js';
+import { type ResyncReport, resyncAllRooms } from './xmpp-resync.js';
+import { messageStanza } from './xmpp-stanzas.js';
+
+/**
+ * Mirrors the chat rooms into ejabberd: persistent members-only MUC rooms `<roomId>@mucDomain`
+ * whose members are affiliated and subscribed, and the room messages (system messages, attachment
+ * notices, forwards) as groupchat stanzas from the acting user. Every change goes into the
+ * store's outbox first (room changes by the store itself, in their own transaction; messages by
+ * this dispatcher) and is applied in order by a drainer, with backoff while ejabberd is down, so
+ * the API never waits for XMPP and nothing is lost.
+ */
+export interface XmppMirror extends MessageDispatcher {
+  /**
+   * Switches the store's outbox on (room changes are queued from then on) and starts draining it
+   * in the background; resolves once the outbox is on. Idempotent.
+   */
+  start(): Promise<void>;
+  /** Resolves once the drainer has found the outbox empty (after applying what it holds now). */
+  idle(): Promise<void>;
+  /** Applies one room's state at once, bypassing the outbox. @throws ChatError `dependency_failed` */
+  syncRoom(roomId: string): Promise<RoomSyncChanges>;
+  /** Brings every MUC room in line with the store and destroys rooms the store no longer has. @throws ChatError `dependency_failed` */
+  resync(): Promise<ResyncReport>;
+  /** Whether ejabberd answers its status command. @throws ChatError `dependency_failed` */
+  check(): Promise<void>;
+  /** Stops the drainer after the operation in progress; idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Whether the room operation at `index` can be skipped: a later one of the batch syncs the same
+ * room with no message of that room in between (a room made with members queues one per row).
+ */
+function supersededLater(entries: readonly MirrorOutboxEntry[], index: number): boolean {
+  const operation = entries[index]?.operation;
+  if (operation?.kind !== 'room') return false;
+  for (const later of entries.slice(index + 1)) {
+    const roomId = later.operation.kind === 'room' ? later.operation.roomId : later.operation.message.roomId;
+    if (roomId === operation.roomId) return later.operation.kind === 'room';
+  }
+  return false;
+}
+
+/** Creates the mirror (not started). @throws ChatError `invalid_input` for bad options */
+export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
+  const resolved = resolveXmppMirrorOptions(options);
+  const { store, clock, onError } = resolved;
+  const names = { domain: resolved.domain, mucDomain: resolved.mucDomain };
+  const admin = createEjabberdAdminClient({
+    apiUrl: resolved.apiUrl,
+    authorization: resolved.authorization,
+    timeoutMs: resolved.commandTimeoutMs,
+  });
+  const owner = `drainer-${resolved.createId()}`;
+
+  const syncRoom = async (roomId: string) => {
+    const record = await store.getRoom(roomId);
+    const members = record ? await store.listMembers(roomId) : [];
+    return syncMucRoom(admin, names, roomId, record && { record, members });
+  };
+
+  /**
+   * Who sends a message: the acting user, except a member who left, who is no longer in the room
+   * when the notice is applied; as in the original, the room's first owner sends it then.
+   */
+  const senderOf = async (message: RoomMessagePayload): Promise<string | undefined> => {
+    const leaving =
+      message.type === 'ROOM_SYSTEM_MESSAGE' &&
+      message.operation === 'memberRemoved' &&
+      message.fields.userId === message.senderId;
+    if (!leaving) return message.senderId;
+    const members = await store.listMembers(message.roomId);
+    return (members.find((member) => member.owner) ?? members[0])?.userId;
+  };
+
+  const apply = async (operation: MirrorOperation) => {
+    if (operation.kind === 'room') {
+      await syncRoom(operation.roomId);
+      return;
+    }
+    const { message } = operation;
+    const senderId = await senderOf(message);
+    if (senderId === undefined) return;
+    const from = `${senderId}@${names.domain}`;
+    const to = `${message.roomId}@${names.mucDomain}`;
+    const id = (message.type === 'ROOM_ATTACHMENT_ADDED' && message.messageId) || operation.id;
+    await admin.command('send_stanza', { from, to, stanza: messageStanza(message, { id, from, to }) });
+  };
+
+  let closed = false;
+  let loop: Promise<void> | undefined;
+  /** Ends the current pause early when it may be woken (idle, not backing off). */
+  let wake: (() => void) | undefined;
+  /** Ends the current pause, whatever it is (closing). */
+  let interrupt: (() => void) | undefined;
+  let idleWaiters: (() => void)[] = [];
+  const pause = (ms: number, wakeable: boolean) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        interrupt = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      interrupt = done;
+      if (wakeable) wake = done;
+    });
+  const kick = () => wake?.();
+
+  /** Applies entries in order, forgetting each once applied; false when one failed. */
+  const applyInOrder = async (entries: readonly MirrorOutboxEntry[]): Promise<boolean> => {
+    for (const [index, entry] of entries.entries()) {
+      if (closed) return true;
+      if (supersededLater(entries, index)) {
+        await store.forgetMirrorOperations([entry.sequence]);
+        continue;
+      }
+      try {
+        await apply(entry.operation);
+      } catch (error) {
+        const refusedTooOften =
+          entry.operation.kind === 'message' &&
+          isRejectedCommand(error) &&
+          entry.attempts + 1 >= resolved.maxRefusals;
+        if (refusedTooOften) {
+          onError(error, `dropping XMPP message ${entry.sequence} refused ${resolved.maxRefusals} times`);
+          await store.forgetMirrorOperations([entry.sequence]);
+          continue;
+        }
+        onError(error, `applying XMPP mirror operation ${entry.sequence} (${entry.operation.kind})`);
+        await store.recordMirrorFailure(entry.sequence);
+        return false;
+      }
+      await store.forgetMirrorOperations([entry.sequence]);
+    }
+    return true;
+  };
+
+  const drain = async () => {
+    let failures = 0;
+    while (!closed) {
+      let succeeded = true;
+      let claimedNothing = false;
+      try {
+        const now = clock.now();
+        const entries = await store.claimMirrorOperations({
+          owner,
+          limit: resolved.batchSize,
+          now,
+          leaseUntil: new Date(now.getTime() + resolved.leaseMs),
+        });
+        claimedNothing = entries.length === 0;
+        if (!claimedNothing) succeeded = await applyInOrder(entries);
+      } catch (error) {
+        onError(error, 'reading the XMPP mirror outbox');
+        succeeded = false;
+      }
+      if (claimedNothing) {
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of waiters) resolve();
+        await pause(resolved.pollIntervalMs, true);
+      } else if (!succeeded) {
+        failures += 1;
+        await pause(
+          Math.min(resolved.retryMaxMs, resolved.retryBaseMs * 2 ** Math.min(failures - 1, 20)),
+          false,
+        );
+      } else {
+        failures = 0;
+      }
+    }
+  };
+
+  const enqueue = async (operations: MirrorOperation[]) => {
+    await store.enqueueMirrorOperations(operations, clock.now());
+    kick();
+  };
+
+  return {
+    async dispatch(message) {
+      await enqueue([{ kind: 'message', id: resolved.createId(), message }]);
+    },
+    async start() {
+      if (closed || loop) return;
+      await store.setMirrorOutboxEnabled(true);
+      loop ??= drain();
+    },
+    idle() {
+      if (!loop) return Promise.reject(new Error('the XMPP mirror is not started'));
+      const waiting = new Promise<void>((resolve) => idleWaiters.push(resolve));
+      kick();
+      return waiting;
+    },
+    syncRoom,
+    resync: () => resyncAllRooms({ admin, names, store, syncRoom }),
+    async check() {
+      await admin.command('status', {});
+    },
+    async close() {
+      closed = true;
+      interrupt?.();
+      await loop;
+      for (const resolve of idleWaiters) resolve();
+      idleWaiters = [];
+    },
+  };
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type ChatService,
+  type ChatStore,
+  createChatService,
+  createSqliteChatStore,
+  createXmppMirror,
+  type XmppMirror,
+} from '@collab-suite/chat-domain';
+import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const alice = { userId: randomUUID() };
+const bob = { userId: randomUUID() };
+const carol = { userId: randomUUID() };
+
+describe('the XMPP mirror against a private ejabberd', () => {
+  let ejabberd: PrivateEjabberd;
+  let folder: string;
+  let store: ChatStore;
+  let mirror: XmppMirror;
+  let service: ChatService;
+  const mirrorErrors: string[] = [];
+
+  const command = async (name: string, body: Record<string, unknown>) => {
+    const response = await fetch(`${ejabberd.apiUrl}/${name}`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    return response.json();
+  };
+  const affiliations = async (roomId: string) => {
+    const answer = await command('get_room_affiliations', { name: roomId, service: ejabberd.mucDomain });
+    if (!Array.isArray(answer)) return answer;
+    return Object.fromEntries(
+      answer.map((entry: { username: string; affiliation: string }) => [entry.username, entry.affiliation]),
+    );
+  };
+  const subscribers = async (roomId: string) =>
+    ((await command('get_subscribers', { name: roomId, service: ejabberd.mucDomain })) as string[])
+      .map((jid) => jid.split('@')[0])
+      .sort();
+
+  beforeAll(async () => {
+    ejabberd = await startPrivateEjabberd({ jwtSecret: 'mirror-test-secret-0123456789abcdef' });
+    folder = await mkdtemp(join(tmpdir(), 'xmpp-mirror-'));
+    store = createSqliteChatStore({ filename: join(folder, 'chat.db') });
+    mirror = createXmppMirror({
+      store,
+      apiUrl: ejabberd.apiUrl,
+      domain: ejabberd.domain,
+      mucDomain: ejabberd.mucDomain,
+      retryBaseMs: 50,
+      retryMaxMs: 500,
+      onError: (_error, context) => mirrorErrors.push(context),
+    });
+    await mirror.start();
+    service = createChatService({ store, dispatcher: mirror });
+  }, 120_000);
+  afterAll(async () => {
+    await mirror?.close();
+    await store?.close();
+    await ejabberd?.stop();
+    await rm(folder, { recursive: true, force: true });
+  });
+
+  it('mirrors a created group with owner and member affiliations and subscriptions', async () => {
+    const room = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Team',
+      description: 'The team',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await mirror.idle();
+    expect(await affiliations(room.id)).toEqual({
+      [alice.userId]: 'owner',
+      [bob.userId]: 'member',
+      [carol.userId]: 'member',
+    });
+    expect(await subscribers(room.id)).toEqual([alice.userId, bob.userId, carol.userId].sort());
+    const options = await command('get_room_options', { name: room.id, service: ejabberd.mucDomain });
+    expect(options).toMatchObject({
+      title: 'Team',
+      description: 'The team',
+      members_only: 'true',
+      persistent: 'true',
+    });
+  });
+
+  it('follows renames, promotions, demotions and removals, and destroys a deleted room', async () => {
+    const room = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Before',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await service.updateRoom(alice, room.id, { name: 'After' });
+    await service.setOwner(alice, room.id, bob.userId, true);
+    await service.removeMember(alice, room.id, carol.userId);
+    await mirror.idle();
+    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'owner' });
+    expect(await subscribers(room.id)).toEqual([alice.userId, bob.userId].sort());
+    expect(await command('get_room_options', { name: room.id, service: ejabberd.mucDomain })).toMatchObject({
+      title: 'After',
+    });
+    await service.setOwner(alice, room.id, bob.userId, false);
+    await mirror.idle();
+    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'member' });
+    await service.deleteRoom(alice, room.id);
+    await mirror.idle();
+    // ejabberd destroys a room asynchronously after answering destroy_room.
+    await eventually(async () => {
+      expect(await command('muc_online_rooms', { service: ejabberd.mucDomain })).not.toContain(
+        `${room.id}@${ejabberd.mucDomain}`,
+      );
+    });
+  });
+
+  it('keeps room changes made while ejabberd is down and applies them once it is back', async () => {
+    const kept = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Kept',
+      membersIds: [bob.userId, carol.userId],
+    });
+    const doomed = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Doomed',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await mirror.idle();
+    await ejabberd.halt();
+    const fresh = await service.createRoom(bob, {
+      type: 'group',
+      name: 'Fresh',
+      membersIds: [alice.userId, carol.userId],
+    });
+    await service.removeMember(alice, kept.id, carol.userId);
+    await service.deleteRoom(alice, doomed.id);
+    expect(await store.countMirrorOperations()).toBeGreaterThan(0);
+    const failuresBefore = mirrorErrors.length;
+    await ejabberd.restart();
+    await mirror.idle();
+    expect(mirrorErrors.length).toBeGreaterThan(failuresBefore);
+    expect(await store.countMirrorOperations()).toBe(0);
+    expect(await affiliations(fresh.id)).toEqual({
+      [bob.userId]: 'owner',
+      [alice.userId]: 'member',
+      [carol.userId]: 'member',
+    });
+    expect(await affiliations(kept.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'member' });
+    await eventually(async () => {
+      const rooms = await command('muc_online_rooms', { service: ejabberd.mucDomain });
+      expect(rooms).not.toContain(`${doomed.id}@${ejabberd.mucDomain}`);
+    });
+    const report = await mirror.resync();
+    expect(report.changedRoomIds).toEqual([]);
+    expect(report.roomsChecked).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it('resync recreates rooms a new server lacks and destroys rooms the store does not have', async () => {
+    const room = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Lost',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await mirror.idle();
+    await command('destroy_room', { name: room.id, service: ejabberd.mucDomain });
+    const stray = randomUUID();
+    await command('create_room_with_opts', {
+      name: stray,
+      service: ejabberd.mucDomain,
+      host: ejabberd.domain,
+      options: [],
+    });
+    await eventually(async () => {
+      expect(await command('muc_online_rooms', { service: ejabberd.mucDomain })).not.toContain(
+        `${room.id}@${ejabberd.mucDomain}`,
+      );
+    });
+    const report = await mirror.resync();
+    expect(report.roomsCreated).toBe(1);
+    expect(report.roomsDestroyed).toBe(1);
+    expect(report.changedRoomIds.sort()).toEqual([room.id, stray].sort());
+    expect(await affiliations(room.id)).toMatchObject({ [alice.userId]: 'owner' });
+    const again = await mirror.resync();
+    expect(again.changedRoomIds).toEqual([]);
+    expect(again).toMatchObject({
+      roomsCreated: 0,
+      roomsDestroyed: 0,
+      affiliationsChanged: 0,
+      subscriptionsChanged: 0,
+    });
+  });
+});

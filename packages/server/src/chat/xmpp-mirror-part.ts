@@ -1,0 +1,68 @@
+import { type ChatStore, createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain';
+import type { Logger } from 'pino';
+import type { XmppConfig } from '../config.js';
+import type { HealthCheck } from '../health/health-check.js';
+
+/** The XMPP mirror of a server and its health check. */
+export interface XmppMirrorPart {
+  mirror: XmppMirror;
+  health: HealthCheck;
+}
+
+/** Creates the mirror from the configuration; `start()` is left to the caller. */
+export function createXmppMirrorFromConfig(
+  xmpp: XmppConfig,
+  store: ChatStore,
+  logger: Logger,
+  options: { retryMaxMs?: number } = {},
+): XmppMirror {
+  const { credentials } = xmpp;
+  const basic =
+    credentials && `Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString('base64')}`;
+  return createXmppMirror({
+    store,
+    apiUrl: xmpp.apiUrl,
+    domain: xmpp.domain,
+    mucDomain: xmpp.mucDomain,
+    ...(basic ? { authorization: async () => basic } : {}),
+    ...(options.retryMaxMs ? { retryMaxMs: options.retryMaxMs } : {}),
+    onError: (error, during) =>
+      logger.warn({ reason: error instanceof Error ? error.message : String(error), during }, 'XMPP mirror'),
+  });
+}
+
+/**
+ * Starts the mirror of a running server (the store queues room changes from then on) and reports
+ * ejabberd and the outbox in `/health/`.
+ */
+export async function startXmppMirrorPart(
+  xmpp: XmppConfig,
+  store: ChatStore,
+  logger: Logger,
+): Promise<XmppMirrorPart> {
+  const mirror = createXmppMirrorFromConfig(xmpp, store, logger);
+  await mirror.start();
+  return {
+    mirror,
+    health: {
+      name: 'chat-xmpp',
+      required: true,
+      unavailableStatus: 503,
+      unavailableMessage: 'the XMPP server (ejabberd) does not answer',
+      async check() {
+        const outbox = await store.countMirrorOperations().catch(() => undefined);
+        try {
+          await mirror.check();
+          return {
+            live: true,
+            ready: true,
+            details: { domain: xmpp.domain, mucDomain: xmpp.mucDomain, outbox },
+          };
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          return { live: true, ready: false, details: { domain: xmpp.domain, outbox, error: reason } };
+        }
+      },
+    },
+  };
+}

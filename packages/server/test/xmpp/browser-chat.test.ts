@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signLocalToken } from '../../src/auth/sign-token.js';
+import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
+import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
+import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { connectXmppClient } from './xmpp-test-client.js';
+
+/**
+ * Two headless Chromium pages (examples/chat-web, served by the server) chat over XMPP over
+ * WebSocket with a private ejabberd, and one scrolls back through the room's MAM history.
+ */
+/** The page's DOM as the callbacks that run in the browser use it (this package has no DOM types). */
+interface PageDocument {
+  querySelector(selector: string): { textContent: string | null } | null;
+  querySelectorAll(selector: string): { length: number } & Iterable<{ textContent: string | null }>;
+}
+type PageGlobals = { document: PageDocument };
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** CI (`CI=true`) has Chromium: there a missing one fails instead of skipping. */
+const runnable = existsSync(chromiumPath) || process.env.CI === 'true';
+
+describe.runIf(runnable)('the chat page in headless Chromium', () => {
+  let ejabberd: PrivateEjabberd;
+  let server: TestServer;
+  let feature: ChatFeature;
+  let as: (userId: string) => ChatClient;
+  const browsers: Browser[] = [];
+  const [alice, bob, carol] = [randomUUID(), randomUUID(), randomUUID()];
+  const token = (userId: string) => signLocalToken(testJwtSecret, { userId, xmppDomain: ejabberd.domain });
+
+  beforeAll(async () => {
+    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
+    server = await startTestServer({
+      env: {
+        CHAT_XMPP_URL: ejabberd.apiUrl,
+        CHAT_XMPP_DOMAIN: ejabberd.domain,
+        CHAT_XMPP_MUC_DOMAIN: ejabberd.mucDomain,
+        CHAT_XMPP_WEBSOCKET_URL: ejabberd.webSocketUrl,
+      },
+      features: async (context) => {
+        feature = await createChatFeature(context);
+        return [feature];
+      },
+    });
+    as = chatClientFor(server.url, token);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.allSettled(browsers.map((browser) => browser.close()));
+    await server?.stop();
+    await ejabberd?.stop();
+  });
+
+  const openPage = async (userId: string, roomId: string): Promise<Page> => {
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    browsers.push(browser);
+    const page = await browser.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') console.error(`[${userId.slice(0, 8)}] ${message.text()}`);
+    });
+    await page.goto(`${server.url}/examples/chat/#token=${await token(userId)}`);
+    await page.click(`button[data-room-id="${roomId}"]`, { timeout: 30_000 });
+    await page.waitForFunction(
+      () =>
+        (globalThis as unknown as PageGlobals).document
+          .querySelector('#status')
+          ?.textContent?.startsWith('In '),
+      null,
+      {
+        timeout: 30_000,
+      },
+    );
+    return page;
+  };
+  const texts = (page: Page) =>
+    page.$$eval('#messages li', (items) => items.map((item) => item.textContent ?? ''));
+
+  it('lets two users chat, scroll back through the history and see an attachment and a forward arrive', async () => {
+    const created = await as(alice)('POST', '/rooms', {
+      json: { type: 'group', name: 'Browser room', membersIds: [bob, carol] },
+    });
+    expect(created.status).toBe(201);
+    const roomId = created.body.id as string;
+    await feature.xmppMirror?.idle();
+    const carolXmpp = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: carol,
+      token: await token(carol),
+    });
+    const roomJid = `${roomId}@${ejabberd.mucDomain}`;
+    await carolXmpp.join(roomJid);
+    for (let index = 1; index <= 25; index++)
+      await carolXmpp.say(roomJid, `old-${index}`, `old message ${index}`);
+    await carolXmpp.next((stanza) => stanza.attrs.id === 'old-25');
+    await carolXmpp.stop();
+
+    const [alicePage, bobPage] = [await openPage(alice, roomId), await openPage(bob, roomId)];
+    // The newest 20 of the archive first, then the rest with "Older messages".
+    await bobPage.waitForFunction(
+      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li').length === 20,
+    );
+    expect((await texts(bobPage)).at(-1)).toContain('old message 25');
+    expect((await texts(bobPage)).some((text) => text.endsWith('old message 1'))).toBe(false);
+    await bobPage.click('#older');
+    await bobPage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
+        item.textContent?.endsWith('old message 1'),
+      ),
+    );
+    expect((await texts(bobPage)).filter((text) => text.includes('memberAdded'))).toHaveLength(2);
+
+    await alicePage.fill('#text', 'hello from the browser');
+    await alicePage.click('#send-form button');
+    await bobPage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
+        item.textContent?.includes('hello from the browser'),
+      ),
+    );
+    await bobPage.fill('#text', 'hello back');
+    await bobPage.click('#send-form button');
+    await alicePage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
+        item.textContent?.includes('hello back'),
+      ),
+    );
+
+    const upload = await as(alice)('POST', `/rooms/${roomId}/attachments`, {
+      body: 'bytes',
+      headers: { fileName: 'plan.txt', mimeType: 'text/plain', 'content-type': 'application/octet-stream' },
+    });
+    expect(upload.status).toBe(201);
+    await bobPage.waitForSelector(`#messages li[data-attachment-id="${upload.body.id}"]`, {
+      timeout: 15_000,
+    });
+
+    const forward = await as(alice)('POST', `/rooms/${roomId}/forward`, {
+      json: [
+        {
+          originalMessage:
+            "<message xmlns='jabber:client' type='groupchat' id='x1'><body>worth repeating</body></message>",
+          originalMessageSentAt: '2024-05-01T10:00:00.000Z',
+          description: 'look',
+        },
+      ],
+    });
+    expect(forward.status).toBe(204);
+    await bobPage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some(
+        (item) =>
+          item.textContent?.includes('forwarded (2024-05-01T10:00:00.000Z): worth repeating') === true,
+      ),
+    );
+  }, 120_000);
+});
