@@ -1,10 +1,26 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** What Express's `trust proxy` takes: a boolean, hops, or addresses, CIDR ranges and named ranges. */
+function isTrustedProxySetting(value: string): boolean {
+  if (/^(true|false|\d+)$/.test(value)) return true;
+  return value.split(',').every((part) => {
+    const [address, bits, extra] = part.trim().split('/');
+    if (extra !== undefined || address === undefined) return false;
+    if (PROXY_NAMES.has(address) && bits === undefined) return true;
+    const family = isIP(address);
+    if (family === 0) return false;
+    return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+  });
+}
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -278,6 +294,10 @@ export const environmentSchema = z.object({
   TRUST_PROXY: z
     .string()
     .default('false')
+    .refine(isTrustedProxySetting, {
+      message:
+        'expected true, false, a number of hops, or comma-separated IP addresses, CIDR ranges or the names loopback, linklocal, uniquelocal',
+    })
     .transform((value): boolean | number | string =>
       value === 'true' ? true : value === 'false' ? false : /^\d+$/.test(value) ? Number(value) : value,
     ),
@@ -478,7 +498,10 @@ function assertRolesCanRun(
  * @throws ConfigError naming each variable that does not parse.
  */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env): ServerConfig {
-  const result = environmentSchema.safeParse(environment);
+  // `PORT=` in an env file means "not set", not 0: empty values are dropped before parsing.
+  const result = environmentSchema.safeParse(
+    Object.fromEntries(Object.entries(environment).filter(([, value]) => value?.trim() !== '')),
+  );
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) =>

@@ -44,6 +44,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // Some settings are only checked against each other while the app is built (a converter needing
+  // its URL): still the configuration's fault, said in one line.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
   if (error instanceof StartupError) {
     process.stderr.write(`failed to start: ${error.message}\n`);
     process.exit(69);

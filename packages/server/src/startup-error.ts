@@ -6,8 +6,9 @@ export class StartupError extends Error {
   override readonly name = 'StartupError';
 }
 
-/** Where a connection URL points, without its credentials: `host:port/path`. */
+/** Where a connection URL points, without its credentials: `host:port/path`; a file path as it is. */
 export function locationOf(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url;
   try {
     const parsed = new URL(url);
     return `${parsed.hostname}${parsed.port ? `:${parsed.port}` : ''}${parsed.pathname === '/' ? '' : parsed.pathname}`;

@@ -52,7 +52,9 @@ export async function chatPortsFromConfig(
       ? await openNamed('CHAT_DATABASE_URL', 'PostgreSQL', chat.databaseUrl, () =>
           openChatStore(chat.databaseUrl),
         )
-      : await openChatStore(chat.databaseUrl));
+      : await openNamed('CHAT_DATABASE_URL', 'SQLite', chat.databaseUrl, () =>
+          openChatStore(chat.databaseUrl),
+        ));
   const blobs = overrides.blobs ?? createDiskBlobStore({ directory: chat.blobDirectory });
   const users =
     overrides.users ??

@@ -21,7 +21,9 @@ export async function samlStoreFromConfig(config: ServerConfig): Promise<SamlPro
       createPostgresSamlPropertyStore({ connectionString: databaseUrl }),
     );
   }
-  return createSqliteSamlPropertyStore({ filename: databaseUrl });
+  return openNamed('SAML_DATABASE_URL', 'SQLite', databaseUrl, async () =>
+    createSqliteSamlPropertyStore({ filename: databaseUrl }),
+  );
 }
 
 /** The URL fetcher with the configured size, time and address limits. */

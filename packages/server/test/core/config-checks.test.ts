@@ -27,6 +27,21 @@ describe('configuration that would lie is refused at start-up, naming the variab
     ]);
   });
 
+  it('refuses a TRUST_PROXY that Express would not understand, and takes the forms it does', () => {
+    expect(configRefusal({ TRUST_PROXY: 'lookback' })).toContain('TRUST_PROXY: expected true, false');
+    expect(configRefusal({ TRUST_PROXY: '10.0.0.0/40' })).toContain('TRUST_PROXY');
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8, ::1' }).trustProxy).toBe(
+      'loopback, 10.0.0.0/8, ::1',
+    );
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+  });
+
+  it('reads an empty variable as unset, not as 0', () => {
+    const config = loadConfig({ PORT: '', PREVIEW_MAX_CONCURRENT_RENDERS: ' ' });
+    expect(config.port).toBe(8080);
+    expect(config.preview.maxConcurrentRenders).toBe(4);
+  });
+
   it('refuses an HS256 secret shorter than 32 bytes', () => {
     expect(configRefusal({ AUTH_JWT_SECRET: 'short' })).toContain(
       'AUTH_JWT_SECRET: expected at least 32 bytes',
@@ -77,6 +92,22 @@ describe('a dependency that does not answer at start-up', () => {
     expect(stderr.trim()).toBe(
       'failed to start: CHAT_DATABASE_URL: could not connect to PostgreSQL at 127.0.0.1:1/nowhere (ECONNREFUSED)',
     );
+  });
+
+  it('stops with one line naming the variable and SQLite when the SQLite file cannot be opened', async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'collab-not-a-file-'));
+    const { code, stderr } = await runMain({ CHAT_DATABASE_URL: folder, DOCUMENT_CONVERTER: 'none' });
+    expect(code).toBe(69);
+    expect(stderr.trim()).toMatch(
+      new RegExp(`^failed to start: CHAT_DATABASE_URL: could not connect to SQLite at ${folder} \\(.+\\)$`),
+    );
+  });
+
+  it('stops with 78 and one line when settings only clash once the app is built', async () => {
+    const { code, stderr } = await runMain({ DOCUMENT_CONVERTER: 'remote' });
+    expect(code).toBe(78);
+    expect(stderr).toContain('DOCUMENT_CONVERTER_URL');
+    expect(stderr).not.toContain('    at ');
   });
 
   it('stops with 78 and the variable for a configuration error', async () => {
