@@ -13,6 +13,7 @@ export {
   roomFixture,
   waitUntil,
 } from './testing/fixtures.js';
+export { freeLoopbackPort } from './testing/free-port.js';
 export {
   describeMediaServerConformance,
   type MediaServerOffers,

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +8,7 @@ import {
   ejabberdConfiguration,
   hs256JsonWebKey,
 } from './ejabberd-configuration.js';
+import { freeLoopbackPort } from './free-port.js';
 
 /** Options of {@link startPrivateEjabberd}. */
 export interface PrivateEjabberdOptions {
@@ -44,15 +44,6 @@ export interface PrivateEjabberd {
   restart(): Promise<void>;
   /** Halts the server and removes its folder; idempotent. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no free port');
-  return address.port;
 }
 
 /** The folder holding ejabberd's Erlang application (Debian puts it under the multiarch lib folder). */
@@ -109,7 +100,11 @@ export async function startPrivateEjabberd(options: PrivateEjabberdOptions): Pro
   const mucDomain = options.mucDomain ?? `muc.${domain}`;
   const timeoutMs = options.startTimeoutMs ?? 60_000;
   const folder = mkdtempSync(join(tmpdir(), 'private-ejabberd-'));
-  const [c2sPort, apiPort, webSocketPort] = [await freePort(), await freePort(), await freePort()];
+  const [c2sPort, apiPort, webSocketPort] = [
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+    await freeLoopbackPort(),
+  ];
   const nodeName = `collab_xmpp_${randomBytes(6).toString('hex')}`;
   const cookie = randomBytes(18).toString('hex');
   const jwkPath = join(folder, 'jwt.jwk');

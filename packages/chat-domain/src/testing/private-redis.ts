@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freeLoopbackPort } from './free-port.js';
 
 /** A redis-server of the test's own on a free loopback port, so a test can stop Redis under a client. */
 export interface PrivateRedis {
@@ -8,15 +8,6 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /** Starts a new, empty server on the same port once stopped (clients reconnect to it). */
   restart(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (typeof address !== 'object' || address === null) throw new Error('no free port');
-  return address.port;
 }
 
 /** Spawns `redis-server` (no persistence) on `port`; resolves once it accepts connections. */
@@ -43,7 +34,7 @@ async function spawnRedis(port: number): Promise<{ child: ChildProcess; exited: 
 
 /** Starts `redis-server` (no persistence) on a free port and waits until it accepts connections. */
 export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   let running = await spawnRedis(port);
   const stop = async () => {
     running.child.kill('SIGKILL');

@@ -86,97 +86,73 @@ describe('LibreOffice pool converting real documents', () => {
     expect(status.pool[0]).toMatchObject({ id: 0, state: 'idle' });
     expect(status.pool[0]?.pid).toBeGreaterThan(0);
   });
-});
 
-describe('LibreOffice pool exporting page ranges', () => {
-  let converter: LibreOfficeConverter;
+  describe('exporting page ranges', () => {
+    for (const sample of SAMPLE_DOCUMENTS) {
+      it(`exports only page 1 of ${sample.name} when asked for it`, async () => {
+        const data = await sampleDocument(sample.name);
+        const pages = await pdfPageTexts(
+          await converter.convert({ data, type: sample.type, pages: { first: 1, last: 1 } }),
+        );
+        expect(pages).toHaveLength(1);
+        expect(pages[0]).toContain((FIRST_AND_LAST[sample.name.split('.')[0] ?? ''] ?? [''])[0]);
+      });
+    }
 
-  beforeAll(async () => {
-    converter = createLibreOfficeConverter({ instances: 1 });
-    await converter.whenStarted();
-  });
-  afterAll(() => converter.close());
-
-  for (const sample of SAMPLE_DOCUMENTS) {
-    it(`exports only page 1 of ${sample.name} when asked for it`, async () => {
-      const data = await sampleDocument(sample.name);
+    it('exports pages 2 to 3 of a text document', async () => {
+      const data = await sampleDocument('text.docx');
       const pages = await pdfPageTexts(
-        await converter.convert({ data, type: sample.type, pages: { first: 1, last: 1 } }),
+        await converter.convert({ data, type: 'docx', pages: { first: 2, last: 3 } }),
       );
-      expect(pages).toHaveLength(1);
-      expect(pages[0]).toContain((FIRST_AND_LAST[sample.name.split('.')[0] ?? ''] ?? [''])[0]);
+      expect(pages).toHaveLength(2);
+      expect(pages[1]).toContain('Charlie page three');
     });
-  }
-
-  it('exports pages 2 to 3 of a text document', async () => {
-    const data = await sampleDocument('text.docx');
-    const pages = await pdfPageTexts(
-      await converter.convert({ data, type: 'docx', pages: { first: 2, last: 3 } }),
-    );
-    expect(pages).toHaveLength(2);
-    expect(pages[1]).toContain('Charlie page three');
   });
-});
 
-describe('LibreOffice pool opening what the forced import filter refuses', () => {
-  let converter: LibreOfficeConverter;
-
-  beforeAll(async () => {
-    converter = createLibreOfficeConverter({ instances: 1 });
-    await converter.whenStarted();
+  describe('opening what the forced import filter refuses', () => {
+    for (const version of ['word6', 'word95'] as const) {
+      it(`converts a ${version} .doc (an OLE2 doc the "MS Word 97" filter cannot open) by format detection`, async () => {
+        const data = makeWord6Document({ version, paragraphs: pagedParagraphs(3, 5) });
+        const pages = await pdfPageTexts(await converter.convert({ data, type: 'doc' }));
+        expect(pages).toHaveLength(3);
+        expect(pages[0]).toContain('Page 1');
+        expect(converter.status().restarts).toBe(0);
+      });
+    }
   });
-  afterAll(() => converter.close());
 
-  for (const version of ['word6', 'word95'] as const) {
-    it(`converts a ${version} .doc (an OLE2 doc the "MS Word 97" filter cannot open) by format detection`, async () => {
-      const data = makeWord6Document({ version, paragraphs: pagedParagraphs(3, 5) });
-      const pages = await pdfPageTexts(await converter.convert({ data, type: 'doc' }));
-      expect(pages).toHaveLength(3);
-      expect(pages[0]).toContain('Page 1');
-      expect(converter.status().restarts).toBe(0);
+  describe('converting some pages and counting all (convertPages)', () => {
+    it('exports pages 2 to 3 of a text document and counts its 3 pages', async () => {
+      const data = await sampleDocument('text.docx');
+      const converted = await converter.convertPages?.({ data, type: 'docx', pages: { first: 2, last: 9 } });
+      expect(converted?.pageCount).toBe(3);
+      const pages = await pdfPageTexts(converted?.pdf ?? new Uint8Array());
+      expect(pages).toHaveLength(2);
+      expect(pages[1]).toContain('Charlie page three');
     });
-  }
-});
 
-describe('LibreOffice pool converting some pages and counting all (convertPages)', () => {
-  let converter: LibreOfficeConverter;
+    it('counts the slides of a presentation and exports only the one asked for', async () => {
+      const data = await sampleDocument('presentation.pptx');
+      const converted = await converter.convertPages?.({ data, type: 'pptx', pages: { first: 4, last: 4 } });
+      expect(converted?.pageCount).toBe(4);
+      expect(await pdfPageTexts(converted?.pdf ?? new Uint8Array())).toEqual([
+        expect.stringContaining('Slide four Golf'),
+      ]);
+    });
 
-  beforeAll(async () => {
-    converter = createLibreOfficeConverter({ instances: 1 });
-    await converter.whenStarted();
-  });
-  afterAll(() => converter.close());
+    it('exports nothing but still counts when the first page is past the end', async () => {
+      const data = await sampleDocument('text.odt');
+      const converted = await converter.convertPages?.({ data, type: 'odt', pages: { first: 7, last: 7 } });
+      expect(converted).toEqual({ pdf: new Uint8Array(0), pageCount: 3 });
+    });
 
-  it('exports pages 2 to 3 of a text document and counts its 3 pages', async () => {
-    const data = await sampleDocument('text.docx');
-    const converted = await converter.convertPages?.({ data, type: 'docx', pages: { first: 2, last: 9 } });
-    expect(converted?.pageCount).toBe(3);
-    const pages = await pdfPageTexts(converted?.pdf ?? new Uint8Array());
-    expect(pages).toHaveLength(2);
-    expect(pages[1]).toContain('Charlie page three');
-  });
-
-  it('counts the slides of a presentation and exports only the one asked for', async () => {
-    const data = await sampleDocument('presentation.pptx');
-    const converted = await converter.convertPages?.({ data, type: 'pptx', pages: { first: 4, last: 4 } });
-    expect(converted?.pageCount).toBe(4);
-    expect(await pdfPageTexts(converted?.pdf ?? new Uint8Array())).toEqual([
-      expect.stringContaining('Slide four Golf'),
-    ]);
-  });
-
-  it('exports nothing but still counts when the first page is past the end', async () => {
-    const data = await sampleDocument('text.odt');
-    const converted = await converter.convertPages?.({ data, type: 'odt', pages: { first: 7, last: 7 } });
-    expect(converted).toEqual({ pdf: new Uint8Array(0), pageCount: 3 });
-  });
-
-  it('declines spreadsheets without converting them', async () => {
-    const before = converter.status().conversions;
-    const data = await sampleDocument('spreadsheet.xlsx');
-    expect(
-      await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 1, last: 1 } }),
-    ).toBeUndefined();
-    expect(converter.status().conversions).toBe(before);
+    it('declines spreadsheets without converting them', async () => {
+      const before = converter.status().conversions;
+      const data = await sampleDocument('spreadsheet.xlsx');
+      expect(
+        await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 1, last: 1 } }),
+      ).toBeUndefined();
+      expect(converter.status().conversions).toBe(before);
+    });
   });
 });

@@ -1,25 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freeLoopbackPort } from '@collab-suite/chat-domain/testing';
 
 /** HAProxy running in front of some servers. */
 export interface RunningHaproxy {
   readonly url: string;
   stop(): Promise<void>;
-}
-
-/** A port free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -30,7 +18,7 @@ function freePort(): Promise<number> {
 export async function startHaproxy(
   servers: readonly { name: string; url: string }[],
 ): Promise<RunningHaproxy> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const folder = mkdtempSync(path.join(tmpdir(), 'collab-haproxy-'));
   const configuration = [
     'global',

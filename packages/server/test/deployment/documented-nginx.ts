@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as tcpConnect } from 'node:net';
+import { connect as tcpConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freeLoopbackPort } from '@collab-suite/chat-domain/testing';
 
 /** The site configuration that docs/deployment.md tells operators to install. */
 export const documentedSiteFile = fileURLToPath(
@@ -21,18 +22,6 @@ export interface RunningNginx {
   /** nginx's error log so far, for failure messages. */
   errors(): string;
   stop(): Promise<void>;
-}
-
-/** A port free on 127.0.0.1 right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -183,7 +172,7 @@ export async function startDocumentedNginx(upstreamPort: number): Promise<Runnin
   const documented = readFileSync(documentedSiteFile, 'utf8');
   writeFileSync(path.join(folder, 'nginx.conf'), mainConfiguration(folder));
   for (let attempt = 1; ; attempt += 1) {
-    const ports = { upstream: upstreamPort, http: await freePort(), https: await freePort() };
+    const ports = { upstream: upstreamPort, http: await freeLoopbackPort(), https: await freeLoopbackPort() };
     writeFileSync(path.join(folder, 'site.conf'), siteForTest(documented, ports, tls));
     const { child, exited, errors, started } = await spawnNginx(folder, ports);
     if (!started) {

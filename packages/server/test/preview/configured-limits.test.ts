@@ -1,6 +1,7 @@
 import { gradientJpeg, imageFacts, makePdf, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import { converterDetails, untilPoolIdle } from './converter-pool-support.js';
 import { bodyBytes, detailOf, storeFile, upload } from './preview-test-support.js';
 
 /**
@@ -49,17 +50,6 @@ describe('image and PDF limits set through the environment', () => {
   });
 });
 
-interface ConverterDetails {
-  conversions: number;
-  restarts: number;
-  pool: { state: string }[];
-  cache: { entries: number; bytes: number };
-}
-
-async function converterDetails(server: TestServer): Promise<ConverterDetails> {
-  return (await healthDependency<ConverterDetails>(server.url, 'document-converter')).details;
-}
-
 describe('DOCUMENT_CACHE_MAX_BYTES=0 and PREVIEW_CACHE_MAX_BYTES=0 turn the caches off', () => {
   const ref = { id: '1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b', version: 1, serviceType: 'files' } as const;
   let server: TestServer;
@@ -84,16 +74,6 @@ describe('DOCUMENT_CACHE_MAX_BYTES=0 and PREVIEW_CACHE_MAX_BYTES=0 turn the cach
   });
 });
 
-/** Waits until every instance is idle after `restarts` restarts (LibreOffice starts in the background). */
-async function untilIdle(server: TestServer, restarts: number): Promise<void> {
-  for (let tries = 0; tries < 600; tries += 1) {
-    const details = await converterDetails(server);
-    if (details.restarts === restarts && details.pool.every((instance) => instance.state === 'idle')) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the LibreOffice pool did not become idle after ${restarts} restarts`);
-}
-
 describe('LIBREOFFICE_MAX_QUEUED and LIBREOFFICE_RESTART_AFTER', () => {
   let server: TestServer;
 
@@ -112,14 +92,14 @@ describe('LIBREOFFICE_MAX_QUEUED and LIBREOFFICE_RESTART_AFTER', () => {
   it('answers 503 with Retry-After past a queue of 0, and restarts the instance after each conversion', async () => {
     // Different documents: the same bytes twice would share one conversion.
     const documents = await Promise.all(['text.docx', 'text.odt'].map((name) => sampleDocument(name)));
-    await untilIdle(server, 0);
+    await untilPoolIdle(server, 0);
     const responses = await Promise.all(
       documents.map((document) => upload(`${server.url}/preview/document/`, document)),
     );
     expect(responses.map((response) => response.status).sort()).toEqual([200, 503]);
     const refused = responses.find((response) => response.status === 503);
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    await untilIdle(server, 1);
+    await untilPoolIdle(server, 1);
     expect(await converterDetails(server)).toMatchObject({ restarts: 1, conversions: 1 });
     const another = await sampleDocument('presentation.odp');
     expect((await upload(`${server.url}/preview/document/`, another)).status).toBe(200);

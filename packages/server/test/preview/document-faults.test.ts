@@ -1,31 +1,17 @@
 import { makePdf, pdfPageTexts, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+import {
+  converterDetails,
+  instanceGroup,
+  untilConverter,
+  untilPoolBusy,
+  untilPoolIdle,
+} from './converter-pool-support.js';
 import { bodyBytes, detailOf, upload } from './preview-test-support.js';
 
 // Faults of the document previews through HTTP, against real soffice processes started by the
 // server under test (one instance each). A hang is made with SIGSTOP on the instance's process group.
-
-interface PoolDetails {
-  available: boolean;
-  reason?: string;
-  busy: number;
-  restarts: number;
-  pool: { pid?: number; state: string }[];
-}
-
-async function poolDetails(server: TestServer): Promise<PoolDetails> {
-  return (await healthDependency<PoolDetails>(server.url, 'document-converter')).details;
-}
-
-async function instanceGroup(server: TestServer): Promise<number> {
-  for (let tries = 0; tries < 600; tries += 1) {
-    const pid = (await poolDetails(server)).pool[0]?.pid;
-    if (pid) return pid;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the LibreOffice instance never started');
-}
 
 describe('document previews without LibreOffice', () => {
   let server: TestServer;
@@ -34,9 +20,7 @@ describe('document previews without LibreOffice', () => {
     server = await startTestServer({
       env: { DOCUMENT_CONVERTER: 'libreoffice', LIBREOFFICE_PATH: '/nonexistent/bin/soffice' },
     });
-    for (let tries = 0; tries < 100 && (await poolDetails(server)).pool[0]?.state !== 'failed'; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilConverter(server, (details) => details.pool[0]?.state === 'failed', 'gave up starting');
   });
   afterAll(() => server.stop());
 
@@ -51,7 +35,7 @@ describe('document previews without LibreOffice', () => {
     const ready = await fetch(`${server.url}/health/ready/`);
     expect(ready.status).toBe(429);
     expect(await detailOf(ready)).toContain('document preview is offline');
-    const details = await poolDetails(server);
+    const details = await converterDetails(server);
     expect(details.available).toBe(false);
     expect(details.reason).toContain('/nonexistent/bin/soffice');
     expect((await fetch(`${server.url}/health/live/`)).status).toBe(200);
@@ -81,9 +65,7 @@ describe('document previews when LibreOffice misbehaves', () => {
 
   it('answers 503 when the instance is killed mid-conversion, and the next request succeeds', async () => {
     const long = upload(`${server.url}/preview/document/?last_page=1`, await sampleDocument('long.docx'));
-    for (let tries = 0; tries < 600 && (await poolDetails(server)).busy === 0; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await untilPoolBusy(server);
     process.kill(-(await instanceGroup(server)), 'SIGKILL');
     const failed = await long;
     expect(failed.status).toBe(503);
@@ -95,7 +77,7 @@ describe('document previews when LibreOffice misbehaves', () => {
   });
 
   it('answers 503 for a conversion that hangs past the timeout and restarts the instance', async () => {
-    const restartsBefore = (await poolDetails(server)).restarts;
+    const restartsBefore = (await converterDetails(server)).restarts;
     const frozen = await instanceGroup(server);
     process.kill(-frozen, 'SIGSTOP');
     const response = await upload(`${server.url}/preview/document/`, await sampleDocument('text.odt'));
@@ -103,20 +85,11 @@ describe('document previews when LibreOffice misbehaves', () => {
     expect(await detailOf(response)).toContain('took longer than 4 s');
     const next = await upload(`${server.url}/preview/document/`, await sampleDocument('text.odt'));
     expect(next.status).toBe(200);
-    const details = await poolDetails(server);
+    const details = await converterDetails(server);
     expect(details.restarts).toBe(restartsBefore + 1);
     expect(details.pool[0]?.pid).not.toBe(frozen);
   });
 });
-
-/** Waits until the one instance is idle again (after a restart). */
-async function untilIdle(server: TestServer): Promise<void> {
-  for (let tries = 0; tries < 1200; tries += 1) {
-    if ((await poolDetails(server)).pool[0]?.state === 'idle') return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('the LibreOffice instance never became idle');
-}
 
 describe('a document that makes LibreOffice fail the same way twice', () => {
   let server: TestServer;
@@ -133,23 +106,20 @@ describe('a document that makes LibreOffice fail the same way twice', () => {
   });
   afterAll(() => server.stop());
 
-  const conversions = async () =>
-    (await healthDependency<{ conversions: number }>(server.url, 'document-converter')).details.conversions;
+  const conversions = async () => (await converterDetails(server)).conversions;
 
   /** Uploads `document` and kills the instance once it is converting it. */
   async function crashOn(document: Uint8Array): Promise<Response> {
-    await untilIdle(server);
+    await untilPoolIdle(server);
     const answer = upload(`${server.url}/preview/document/`, document);
-    for (let tries = 0; tries < 600 && (await poolDetails(server)).busy === 0; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await untilPoolBusy(server);
     process.kill(-(await instanceGroup(server)), 'SIGKILL');
     return answer;
   }
 
   /** Uploads `document` to a frozen instance, so the conversion runs past the time limit. */
   async function timeOutOn(document: Uint8Array): Promise<Response> {
-    await untilIdle(server);
+    await untilPoolIdle(server);
     process.kill(-(await instanceGroup(server)), 'SIGSTOP');
     return upload(`${server.url}/preview/document/`, document);
   }
@@ -162,7 +132,7 @@ describe('a document that makes LibreOffice fail the same way twice', () => {
     expect(second.status).toBe(400);
     expect(second.headers.get('retry-after')).toBeNull();
     expect(await detailOf(second)).toContain('this document crashed the converter 2 times');
-    await untilIdle(server);
+    await untilPoolIdle(server);
     const before = await conversions();
     const third = await upload(`${server.url}/preview/document/`, long);
     expect(third.status).toBe(400);
@@ -180,13 +150,10 @@ describe('a document that makes LibreOffice fail the same way twice', () => {
     const second = await timeOutOn(odt);
     expect(second.status).toBe(400);
     expect(await detailOf(second)).toContain('ran past the time limit of the converter 2 times');
-    await untilIdle(server);
+    await untilPoolIdle(server);
     const before = await conversions();
     expect((await upload(`${server.url}/preview/document/`, odt)).status).toBe(400);
     expect(await conversions()).toBe(before);
-    const failures = (
-      await healthDependency<{ failures: { blamed: number } }>(server.url, 'document-converter')
-    ).details.failures;
-    expect(failures.blamed).toBe(2);
+    expect((await converterDetails(server)).failures.blamed).toBe(2);
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { imageFacts, quadrantImage, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthDependency, startTestServer, type TestServer } from '../support/test-server.js';
+import { converterDetails } from './converter-pool-support.js';
 import { bodyBytes, storeFile } from './preview-test-support.js';
 
 // The on-disk result cache across a restart, with real LibreOffice: what the first server converted,
@@ -19,8 +20,7 @@ interface CacheDetails {
   misses: number;
 }
 
-const conversions = async (server: TestServer) =>
-  (await healthDependency<{ conversions: number }>(server.url, 'document-converter')).details.conversions;
+const conversions = async (server: TestServer) => (await converterDetails(server)).conversions;
 
 const cacheDetails = async (server: TestServer) =>
   (await healthDependency<CacheDetails>(server.url, 'preview-cache')).details;
