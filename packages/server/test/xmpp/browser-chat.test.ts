@@ -4,10 +4,11 @@ import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-d
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
+import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
-import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { type TestServer, testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient } from './xmpp-test-client.js';
+import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
 
 /**
  * Two headless Chromium pages (examples/chat-web, served by the server) chat over XMPP over
@@ -35,18 +36,10 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
 
   beforeAll(async () => {
     ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
-    server = await startTestServer({
-      env: {
-        CHAT_XMPP_URL: ejabberd.apiUrl,
-        CHAT_XMPP_DOMAIN: ejabberd.domain,
-        CHAT_XMPP_MUC_DOMAIN: ejabberd.mucDomain,
-        CHAT_XMPP_WEBSOCKET_URL: ejabberd.webSocketUrl,
-      },
-      features: async (context) => {
-        feature = await createChatFeature(context);
-        return [feature];
-      },
-    });
+    ({ server, feature } = await startChatServer({
+      ...xmppEnvironment(ejabberd),
+      CHAT_XMPP_WEBSOCKET_URL: ejabberd.webSocketUrl,
+    }));
     as = chatClientFor(server.url, token);
   }, 120_000);
   afterAll(async () => {

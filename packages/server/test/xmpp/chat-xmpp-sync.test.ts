@@ -8,10 +8,11 @@ import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
+import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { chatClientFor } from '../chat/chat-test-support.js';
 import { testDatabaseUrl } from '../support/test-database.js';
-import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { type TestServer, testJwtSecret } from '../support/test-server.js';
+import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
 
 const syncScript = fileURLToPath(new URL('../../dist/chat-xmpp-sync.js', import.meta.url));
 
@@ -43,9 +44,7 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
   const syncEnvironment = () => ({
     DATA_DIR: dataDir,
     CHAT_DATABASE_URL: databaseUrl,
-    CHAT_XMPP_URL: ejabberd.apiUrl,
-    CHAT_XMPP_DOMAIN: ejabberd.domain,
-    CHAT_XMPP_MUC_DOMAIN: ejabberd.mucDomain,
+    ...xmppEnvironment(ejabberd),
   });
 
   beforeAll(async () => {
@@ -55,13 +54,7 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
       testDatabaseUrl(databaseName),
     ]);
     dataDir = mkdtempSync(path.join(tmpdir(), 'xmpp-sync-'));
-    server = await startTestServer({
-      env: { ...syncEnvironment(), DATA_DIR: dataDir },
-      features: async (context) => {
-        feature = await createChatFeature(context);
-        return [feature];
-      },
-    });
+    ({ server, feature } = await startChatServer(syncEnvironment()));
   }, 120_000);
   afterAll(async () => {
     await server?.stop();

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
+import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
-import { fetchHealth, startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { fetchHealth, type TestServer, testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient, type XmlElement, type XmppTestClient } from './xmpp-test-client.js';
+import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
 
 const operationNamespace = 'urn:xmpp:muclight:0#configuration';
 
@@ -52,17 +53,7 @@ describe('chat messages through a private ejabberd', () => {
 
   beforeAll(async () => {
     ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
-    server = await startTestServer({
-      env: {
-        CHAT_XMPP_URL: ejabberd.apiUrl,
-        CHAT_XMPP_DOMAIN: ejabberd.domain,
-        CHAT_XMPP_MUC_DOMAIN: ejabberd.mucDomain,
-      },
-      features: async (context) => {
-        feature = await createChatFeature(context);
-        return [feature];
-      },
-    });
+    ({ server, feature } = await startChatServer(xmppEnvironment(ejabberd)));
     as = chatClientFor(server.url, token);
   }, 120_000);
   afterAll(async () => {

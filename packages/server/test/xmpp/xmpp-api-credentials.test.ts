@@ -3,9 +3,10 @@ import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-d
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
+import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { chatClientFor } from '../chat/chat-test-support.js';
-import { fetchHealth, startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { fetchHealth, type TestServer, testJwtSecret } from '../support/test-server.js';
+import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
 
 const mirrorAccount = 'chat-mirror@collab.test';
 
@@ -23,18 +24,11 @@ describe('CHAT_XMPP_API_USER and CHAT_XMPP_API_PASSWORD against an ejabberd API 
       .setExpirationTime('1h')
       .sign(new TextEncoder().encode(testJwtSecret));
     authorization = `Basic ${Buffer.from(`${mirrorAccount}:${password}`).toString('base64')}`;
-    server = await startTestServer({
-      env: {
-        CHAT_XMPP_URL: ejabberd.apiUrl,
-        CHAT_XMPP_DOMAIN: ejabberd.domain,
-        CHAT_XMPP_API_USER: mirrorAccount,
-        CHAT_XMPP_API_PASSWORD: password,
-      },
-      features: async (context) => {
-        feature = await createChatFeature(context);
-        return [feature];
-      },
-    });
+    ({ server, feature } = await startChatServer({
+      ...xmppEnvironment(ejabberd),
+      CHAT_XMPP_API_USER: mirrorAccount,
+      CHAT_XMPP_API_PASSWORD: password,
+    }));
   }, 120_000);
   afterAll(async () => {
     await server?.stop();
