@@ -104,4 +104,15 @@ describe('disk cache', () => {
     await cache.set('three', entry(1_000));
     expect(await cache.get('small')).toBeUndefined();
   });
+
+  it('keeps no more than memoryBytes in memory: older small entries are read from disk again', async () => {
+    const cache = createDiskCache({ directory, memoryBytes: 1_500 });
+    await cache.set('first', entry(1_000, 1));
+    await cache.set('second', entry(1_000, 2));
+    // "first" left memory when "second" came; with its file gone it is a miss, "second" is not.
+    const files = await readdir(directory);
+    await Promise.all(files.map((name) => rm(join(directory, name))));
+    expect(await cache.get('first')).toBeUndefined();
+    expect((await cache.get('second'))?.data[0]).toBe(2);
+  });
 });

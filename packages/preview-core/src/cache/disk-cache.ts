@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
@@ -88,12 +88,26 @@ function fileNameOf(key: string): string {
   return `${createHash('sha256').update(key).digest('hex')}${SUFFIX}`;
 }
 
-/** An entry file: 4 bytes of header length, the JSON header (key and metadata), then the data. */
-function encode(key: string, entry: DiskCacheEntry): Buffer {
+/**
+ * An entry file: 4 bytes of header length, the JSON header (key and metadata), then the data. The
+ * parts are written as they are (no copy of a large PDF on the event loop).
+ */
+function encode(key: string, entry: DiskCacheEntry): Uint8Array[] {
   const header = Buffer.from(JSON.stringify({ key, metadata: entry.metadata }), 'utf8');
   const length = Buffer.alloc(HEADER_BYTES);
   length.writeUInt32BE(header.byteLength);
-  return Buffer.concat([length, header, entry.data]);
+  return [length, header, entry.data];
+}
+
+async function writeParts(path: string, parts: readonly Uint8Array[]): Promise<void> {
+  const file = await open(path, 'w');
+  try {
+    const expected = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    const { bytesWritten } = await file.writev(parts);
+    if (bytesWritten !== expected) throw new Error(`wrote ${bytesWritten} of ${expected} bytes`);
+  } finally {
+    await file.close();
+  }
 }
 
 function decode(key: string, file: Buffer): DiskCacheEntry | undefined {
@@ -212,16 +226,17 @@ export function createDiskCache(input: DiskCacheOptions): DiskCache {
 
   const write = async (key: string, entry: DiskCacheEntry): Promise<void> => {
     await ready;
-    const encoded = encode(key, entry);
-    if (!index || encoded.byteLength > largestKept) return;
+    const parts = encode(key, entry);
+    const bytes = parts.reduce((sum, part) => sum + part.byteLength, 0);
+    if (!index || bytes > largestKept) return;
     const name = fileNameOf(key);
     temporaryNumber += 1;
     const temporary = join(directory, `${name}.${process.pid}.${temporaryNumber}.tmp`);
     try {
-      await writeFile(temporary, encoded);
+      await writeParts(temporary, parts);
       await rename(temporary, join(directory, name));
       await touch(name);
-      index.set(name, encoded.byteLength);
+      index.set(name, bytes);
       if (entry.data.byteLength <= MEMORY_ENTRY_BYTES) memory?.set(key, entry);
       // The files this entry pushed out are gone when `set` resolves.
       await Promise.all(removals);
