@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,8 +7,12 @@ import {
   createSqliteChatStore,
   openPostgresChatStore,
 } from '@collab-suite/chat-domain';
-import { describeMirrorOutboxConformance } from '@collab-suite/chat-domain/testing';
-import { afterAll, beforeAll } from 'vitest';
+import {
+  describeMirrorOutboxConformance,
+  memberFixture,
+  roomFixture,
+} from '@collab-suite/chat-domain/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTestDatabaseUrl, truncateChatTables } from './postgres-helper.js';
 
 // The outbox alone on every store, with a PostgreSQL database of its own (the full store suite in
@@ -34,4 +39,42 @@ describeMirrorOutboxConformance('postgresql', async () => {
   const store = await openPostgresChatStore({ connectionString: postgresUrl, maxConnections: 4 });
   await truncateChatTables(postgresUrl);
   return store;
+});
+
+describe('postgresql room lock', () => {
+  it('rolls a queued message back with the change it goes with', async () => {
+    postgresUrl ||= await chatTestDatabaseUrl('xmpp_mirror_outbox');
+    await truncateChatTables(postgresUrl);
+    const store = await openPostgresChatStore({ connectionString: postgresUrl, maxConnections: 2 });
+    try {
+      await store.setMirrorOutboxEnabled(true);
+      const room = roomFixture(0);
+      await store.insertRoom(room, [memberFixture(randomUUID(), true, 0)]);
+      const queuedBefore = await store.countMirrorOperations();
+      const newcomer = randomUUID();
+      const failure = new Error('the work failed after its write');
+      await expect(
+        store.withRoomLock(room.id, async (locked) => {
+          await locked.insertMember(memberFixture(newcomer, false, 0), undefined, [
+            {
+              kind: 'message',
+              id: randomUUID(),
+              message: {
+                type: 'ROOM_SYSTEM_MESSAGE',
+                roomId: room.id,
+                senderId: newcomer,
+                operation: 'memberAdded',
+                fields: { userId: newcomer },
+              },
+            },
+          ]);
+          throw failure;
+        }),
+      ).rejects.toBe(failure);
+      expect(await store.getMember(room.id, newcomer)).toBeUndefined();
+      expect(await store.countMirrorOperations()).toBe(queuedBefore);
+    } finally {
+      await store.close();
+    }
+  });
 });

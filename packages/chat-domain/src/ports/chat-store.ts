@@ -8,7 +8,7 @@ import type {
 } from '../model.js';
 import type { LockedRoom } from './locked-room.js';
 import type { MeetingStore } from './meeting-store.js';
-import type { MirrorOutbox } from './mirror-outbox.js';
+import type { MirrorOutbox, OutboxMessage } from './mirror-outbox.js';
 
 /** Position after which {@link ChatStore.listAttachments} continues (newest first). */
 export interface AttachmentCursor {
@@ -40,14 +40,20 @@ export interface RoomChanges {
  * Whenever metadata that points at a blob is removed (room deleted, picture replaced or deleted,
  * attachment deleted) the store queues the blob key in the same transaction; the service deletes
  * the bytes afterwards and then forgets the key, so a crash in between only delays the cleanup.
- * Writes that refer to a room that no longer exists throw `room_not_found`.
+ * Writes that refer to a room that no longer exists throw `room_not_found`. Writes that take
+ * `messages` queue them for the chat mirror in their own transaction ({@link MirrorOutbox}).
  */
 export interface ChatStore extends MeetingStore, MirrorOutbox {
   /**
    * Inserts a room and its members.
    * @throws ChatError `one_to_one_exists` when `oneToOneKey` is already used by another room.
    */
-  insertRoom(room: RoomRecord, members: readonly MemberRecord[], oneToOneKey?: string): Promise<void>;
+  insertRoom(
+    room: RoomRecord,
+    members: readonly MemberRecord[],
+    oneToOneKey?: string,
+    messages?: readonly OutboxMessage[],
+  ): Promise<void>;
   getRoom(roomId: string): Promise<RoomRecord | undefined>;
   /** The one_to_one room inserted with this key, if any. */
   findOneToOneRoom(oneToOneKey: string): Promise<RoomRecord | undefined>;
@@ -60,7 +66,11 @@ export interface ChatStore extends MeetingStore, MirrorOutbox {
   /** How many rooms the user is a member of. */
   countRoomsOfUser(userId: string): Promise<number>;
   /** Applies the changes; returns the updated room or undefined when it does not exist. */
-  updateRoom(roomId: string, changes: RoomChanges): Promise<RoomRecord | undefined>;
+  updateRoom(
+    roomId: string,
+    changes: RoomChanges,
+    messages?: readonly OutboxMessage[],
+  ): Promise<RoomRecord | undefined>;
   /** Deletes the room with its members, settings, picture and attachment metadata; false if absent. */
   deleteRoom(roomId: string): Promise<boolean>;
 
@@ -71,9 +81,14 @@ export interface ChatStore extends MeetingStore, MirrorOutbox {
    * Adds a member, with settings when `settings` is given.
    * @throws ChatError `already_member`, `room_not_found`
    */
-  insertMember(roomId: string, member: MemberRecord, settings?: RoomUserSettingsRecord): Promise<void>;
-  /** Removes a member and the member's settings; false if the user was not a member. */
-  deleteMember(roomId: string, userId: string): Promise<boolean>;
+  insertMember(
+    roomId: string,
+    member: MemberRecord,
+    settings?: RoomUserSettingsRecord,
+    messages?: readonly OutboxMessage[],
+  ): Promise<void>;
+  /** Removes a member and the member's settings; false (and nothing queued) if the user was not a member. */
+  deleteMember(roomId: string, userId: string, messages?: readonly OutboxMessage[]): Promise<boolean>;
   /** Sets the owner flag; returns false if the user is not a member. */
   setOwner(roomId: string, userId: string, owner: boolean): Promise<boolean>;
   /**
@@ -103,12 +118,12 @@ export interface ChatStore extends MeetingStore, MirrorOutbox {
    * Sets the room's picture and its `pictureUpdatedAt` and `updatedAt`; queues the replaced blob.
    * @throws ChatError `room_not_found`
    */
-  setPicture(picture: PictureRecord): Promise<void>;
-  /** Removes the picture, clears `pictureUpdatedAt`, sets `updatedAt`; false if there was none. */
-  deletePicture(roomId: string, updatedAt: Date): Promise<boolean>;
+  setPicture(picture: PictureRecord, messages?: readonly OutboxMessage[]): Promise<void>;
+  /** Removes the picture, clears `pictureUpdatedAt`, sets `updatedAt`; false (and nothing queued) if there was none. */
+  deletePicture(roomId: string, updatedAt: Date, messages?: readonly OutboxMessage[]): Promise<boolean>;
 
   /** @throws ChatError `room_not_found` */
-  insertAttachment(attachment: AttachmentRecord): Promise<void>;
+  insertAttachment(attachment: AttachmentRecord, messages?: readonly OutboxMessage[]): Promise<void>;
   getAttachment(attachmentId: string): Promise<AttachmentRecord | undefined>;
   /** Newest first (createdAt, then id, descending), strictly after `after` when given. */
   listAttachments(

@@ -9,6 +9,12 @@ export type MirrorOperation =
   | { kind: 'room'; roomId: string }
   | { kind: 'message'; id: string; message: RoomMessagePayload };
 
+/**
+ * A message for the mirror, handed to a store write so that it is queued in the write's own
+ * transaction: the change and its message are committed together or not at all.
+ */
+export type OutboxMessage = Extract<MirrorOperation, { kind: 'message' }>;
+
 /** A queued {@link MirrorOperation}: `sequence` orders the queue. */
 export interface MirrorOutboxEntry {
   sequence: number;
@@ -36,12 +42,20 @@ export interface MirrorOutboxClaim {
  * While the outbox is enabled, the store itself queues a `room` operation in the same transaction
  * as every change a mirror follows: a room inserted, renamed or redescribed, or deleted; a member
  * inserted or deleted; an owner flag changed. A commit never happens without its operation.
+ * The writes that take `messages` (a room, a member, a picture or an attachment inserted or
+ * deleted) queue them after their room operations, in the same transaction, likewise only while
+ * the outbox is enabled.
  */
 export interface MirrorOutbox {
   /** Turns the store's own queueing of `room` operations on or off (off by default; kept in the database). */
   setMirrorOutboxEnabled(enabled: boolean): Promise<void>;
-  /** Appends operations to the queue, in order. */
+  /** Appends operations to the queue, in order, whether the outbox is enabled or not. */
   enqueueMirrorOperations(operations: readonly MirrorOperation[], createdAt: Date): Promise<void>;
+  /**
+   * Queues messages that go with no other write (a forwarded message), in order and in one
+   * transaction, when the outbox is enabled; does nothing otherwise.
+   */
+  queueMirrorMessages(messages: readonly OutboxMessage[]): Promise<void>;
   /**
    * The oldest `limit` queued operations, when the lease is free, expired or already `owner`'s
    * (then renewed until `leaseUntil`); an empty list otherwise.

@@ -54,8 +54,23 @@ export function createAttachmentOperations(context: ServiceContext) {
       blobKey,
       createdAt: clock.now(),
     };
+    const notice = context.outboxMessage({
+      type: 'ROOM_ATTACHMENT_ADDED',
+      roomId: room.id,
+      senderId: actor.userId,
+      attachment: {
+        id: record.id,
+        name: record.name,
+        mimeType: record.mimeType,
+        size: record.size,
+        ...(record.area !== null ? { area: record.area } : {}),
+      },
+      ...(metadata.description !== undefined ? { description: metadata.description } : {}),
+      ...(metadata.messageId !== undefined ? { messageId: metadata.messageId } : {}),
+      ...(metadata.replyId !== undefined ? { replyId: metadata.replyId } : {}),
+    });
     try {
-      await store.insertAttachment(record);
+      await store.insertAttachment(record, [notice]);
     } catch (error) {
       await blobs
         .delete(blobKey)
@@ -63,24 +78,7 @@ export function createAttachmentOperations(context: ServiceContext) {
       throw error;
     }
     const memberIds = (await store.listMembers(room.id)).map((member) => member.userId);
-    await context.dispatch(
-      {
-        type: 'ROOM_ATTACHMENT_ADDED',
-        roomId: room.id,
-        senderId: actor.userId,
-        attachment: {
-          id: record.id,
-          name: record.name,
-          mimeType: record.mimeType,
-          size: record.size,
-          ...(record.area !== null ? { area: record.area } : {}),
-        },
-        ...(metadata.description !== undefined ? { description: metadata.description } : {}),
-        ...(metadata.messageId !== undefined ? { messageId: metadata.messageId } : {}),
-        ...(metadata.replyId !== undefined ? { replyId: metadata.replyId } : {}),
-      },
-      memberIds,
-    );
+    await context.dispatch(notice.message, memberIds);
     return { id };
   }
 

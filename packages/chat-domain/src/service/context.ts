@@ -2,6 +2,7 @@ import { ChatError, roomNotFound } from '../errors.js';
 import type { ChatEventPayload, RoomMessagePayload } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
+import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import { requireMember } from '../room-rules.js';
 import { createKeyedLock, type KeyedLock } from './keyed-lock.js';
 import type { ResolvedChatServiceOptions } from './options.js';
@@ -20,6 +21,11 @@ export interface ServiceContext extends ResolvedChatServiceOptions {
   roomAsMember(actor: Actor, roomId: string): Promise<RoomAccess>;
   /** Publishes an event to users after a committed change; failures go to `onBackgroundError`. */
   notify(userIds: readonly string[], payload: ChatEventPayload): Promise<void>;
+  /**
+   * A message with its id, for the chat mirror: handed to the store write it goes with, which
+   * queues it in the same transaction while a mirror's outbox is enabled.
+   */
+  outboxMessage(message: RoomMessagePayload): OutboxMessage;
   /**
    * Delivers a message into a room. When `required`, a failure throws `dependency_failed`
    * (the message is the operation); otherwise it goes to `onBackgroundError`.
@@ -72,6 +78,7 @@ export function createServiceContext(options: ResolvedChatServiceOptions): Servi
         onBackgroundError(error, `publishing ${payload.type}`);
       }
     },
+    outboxMessage: (message) => ({ kind: 'message', id: options.createId(), message }),
     async dispatch(message, memberIds, required = false) {
       try {
         await dispatcher.dispatch(message, memberIds);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChatError } from '../errors.js';
+import type { RoomMessagePayload } from '../events.js';
 import { forwardMessageSchema, parseInput } from '../inputs.js';
 import type { Actor, AttachmentRecord } from '../model.js';
 import type { ServiceContext } from './context.js';
@@ -28,11 +29,13 @@ export function createForwardOperations(
     .min(1)
     .max(limits.maxForwardedMessages);
 
+  /** Copies an attachment into the room; the forward `noticeOf` the copy is queued with its metadata. */
   async function copyAttachment(
     actor: Actor,
     roomId: string,
     source: AttachmentRecord,
-  ): Promise<AttachmentRecord> {
+    noticeOf: (copy: AttachmentRecord) => RoomMessagePayload,
+  ): Promise<RoomMessagePayload> {
     const id = context.createId();
     const copy: AttachmentRecord = {
       ...source,
@@ -48,15 +51,16 @@ export function createForwardOperations(
         `expected the bytes of attachment ${source.id} but the blob store has none`,
       );
     }
+    const notice = context.outboxMessage(noticeOf(copy));
     try {
-      await store.insertAttachment(copy);
+      await store.insertAttachment(copy, [notice]);
     } catch (error) {
       await blobs
         .delete(copy.blobKey)
         .catch((cleanupError) => context.onBackgroundError(cleanupError, `deleting ${copy.blobKey}`));
       throw error;
     }
-    return copy;
+    return notice.message;
   }
 
   /**
@@ -76,19 +80,24 @@ export function createForwardOperations(
     }
     const memberIds = (await store.listMembers(room.id)).map((member) => member.userId);
     for (const { source, ...item } of planned) {
-      const copy = source ? await copyAttachment(actor, room.id, source) : undefined;
-      const attachment = copy && { id: copy.id, name: copy.name, mimeType: copy.mimeType, size: copy.size };
-      await context.dispatch(
-        {
-          type: 'ROOM_MESSAGE_FORWARDED',
-          roomId: room.id,
-          senderId: actor.userId,
-          ...item,
-          ...(attachment ? { attachment } : {}),
-        },
-        memberIds,
-        true,
-      );
+      const noticeOf = (copy?: AttachmentRecord): RoomMessagePayload => ({
+        type: 'ROOM_MESSAGE_FORWARDED',
+        roomId: room.id,
+        senderId: actor.userId,
+        ...item,
+        ...(copy
+          ? { attachment: { id: copy.id, name: copy.name, mimeType: copy.mimeType, size: copy.size } }
+          : {}),
+      });
+      let notice: RoomMessagePayload;
+      if (source) {
+        notice = await copyAttachment(actor, room.id, source, noticeOf);
+      } else {
+        const queued = context.outboxMessage(noticeOf());
+        await store.queueMirrorMessages([queued]);
+        notice = queued.message;
+      }
+      await context.dispatch(notice, memberIds, true);
     }
   }
 

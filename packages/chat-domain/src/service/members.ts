@@ -52,6 +52,13 @@ export function createMemberOperations(
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }
     await requireRoomQuota(context, [input.userId]);
+    const notice = context.outboxMessage({
+      type: 'ROOM_SYSTEM_MESSAGE',
+      roomId: room.id,
+      senderId: actor.userId,
+      operation: 'memberAdded',
+      fields: { userId: input.userId },
+    });
     return context.locks.run(room.id, async () => {
       const now = clock.now();
       const members = await store.withRoomLock(room.id, async (locked) => {
@@ -62,6 +69,7 @@ export function createMemberOperations(
         await locked.insertMember(
           member,
           input.historyCleared ? { muted: false, clearedAt: now } : undefined,
+          [notice],
         );
         return current;
       });
@@ -72,16 +80,7 @@ export function createMemberOperations(
         userId: input.userId,
         isOwner: input.owner,
       });
-      await context.dispatch(
-        {
-          type: 'ROOM_SYSTEM_MESSAGE',
-          roomId: room.id,
-          senderId: actor.userId,
-          operation: 'memberAdded',
-          fields: { userId: input.userId },
-        },
-        memberIds,
-      );
+      await context.dispatch(notice.message, memberIds);
       const inserted: MemberInserted = { userId: input.userId, owner: input.owner };
       if (input.historyCleared) inserted.clearedAt = now.toISOString();
       return inserted;
@@ -91,6 +90,13 @@ export function createMemberOperations(
   async function removeMember(actor: Actor, roomId: string, rawUserId: string): Promise<void> {
     const { room } = await context.roomAsMember(actor, roomId);
     const targetId = parseId(rawUserId, 'member_not_found', 'user');
+    const notice = context.outboxMessage({
+      type: 'ROOM_SYSTEM_MESSAGE',
+      roomId: room.id,
+      senderId: actor.userId,
+      operation: 'memberRemoved',
+      fields: { userId: targetId },
+    });
     await context.locks.run(room.id, async () => {
       const { members, roomBecomesEmpty } = await store.withRoomLock(room.id, async (locked) => {
         const current = await locked.listMembers();
@@ -100,7 +106,7 @@ export function createMemberOperations(
           targetId,
           current,
         );
-        await locked.deleteMember(targetId);
+        await locked.deleteMember(targetId, [notice]);
         return { members: current, ...outcome };
       });
       await context.roomObserver.memberRemoved(room.id, targetId).catch((error: unknown) => {
@@ -108,16 +114,7 @@ export function createMemberOperations(
       });
       const memberIds = members.map((member) => member.userId);
       await context.notify(memberIds, { type: 'ROOM_MEMBER_REMOVED', roomId: room.id, userId: targetId });
-      await context.dispatch(
-        {
-          type: 'ROOM_SYSTEM_MESSAGE',
-          roomId: room.id,
-          senderId: actor.userId,
-          operation: 'memberRemoved',
-          fields: { userId: targetId },
-        },
-        memberIds,
-      );
+      await context.dispatch(notice.message, memberIds);
       if (roomBecomesEmpty) await removeRoom(room.id, [targetId]);
     });
   }

@@ -53,16 +53,26 @@ export function createPictureOperations(context: ServiceContext) {
     const blobKey = `pictures/${room.id}/${pictureId}`;
     await blobs.put(blobKey, bytes);
     const updatedAt = clock.now();
+    const notice = context.outboxMessage({
+      type: 'ROOM_SYSTEM_MESSAGE',
+      roomId: room.id,
+      senderId: actor.userId,
+      operation: 'roomPictureUpdated',
+      fields: { pictureId, pictureName: metadata.fileName },
+    });
     try {
-      await store.setPicture({
-        roomId: room.id,
-        blobKey,
-        name: metadata.fileName,
-        mimeType: detected,
-        size: bytes.byteLength,
-        userId: actor.userId,
-        updatedAt,
-      });
+      await store.setPicture(
+        {
+          roomId: room.id,
+          blobKey,
+          name: metadata.fileName,
+          mimeType: detected,
+          size: bytes.byteLength,
+          userId: actor.userId,
+          updatedAt,
+        },
+        [notice],
+      );
     } catch (error) {
       await blobs
         .delete(blobKey)
@@ -76,16 +86,7 @@ export function createPictureOperations(context: ServiceContext) {
       roomId: room.id,
       updatedAt: updatedAt.toISOString(),
     });
-    await context.dispatch(
-      {
-        type: 'ROOM_SYSTEM_MESSAGE',
-        roomId: room.id,
-        senderId: actor.userId,
-        operation: 'roomPictureUpdated',
-        fields: { pictureId, pictureName: metadata.fileName },
-      },
-      memberIds,
-    );
+    await context.dispatch(notice.message, memberIds);
   }
 
   async function getPicture(actor: Actor, roomId: string): Promise<RoomPicture> {
@@ -111,22 +112,20 @@ export function createPictureOperations(context: ServiceContext) {
   async function deletePicture(actor: Actor, roomId: string): Promise<void> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
-    if (!(await store.deletePicture(room.id, clock.now()))) {
+    const notice = context.outboxMessage({
+      type: 'ROOM_SYSTEM_MESSAGE',
+      roomId: room.id,
+      senderId: actor.userId,
+      operation: 'roomPictureDeleted',
+      fields: {},
+    });
+    if (!(await store.deletePicture(room.id, clock.now(), [notice]))) {
       throw new ChatError('picture_not_found', `expected a picture but room ${room.id} has none`);
     }
     await context.purgeBlobs();
     const memberIds = await memberIdsOf(room.id);
     await context.notify(memberIds, { type: 'ROOM_PICTURE_DELETED', roomId: room.id });
-    await context.dispatch(
-      {
-        type: 'ROOM_SYSTEM_MESSAGE',
-        roomId: room.id,
-        senderId: actor.userId,
-        operation: 'roomPictureDeleted',
-        fields: {},
-      },
-      memberIds,
-    );
+    await context.dispatch(notice.message, memberIds);
   }
 
   return { setPicture, getPicture, deletePicture };

@@ -56,21 +56,19 @@ export function createRoomOperations(context: ServiceContext) {
       pictureUpdatedAt: null,
     };
     const members = initialMembers(plan, actor.userId, now);
-    await store.insertRoom(room, members, plan.oneToOneKey);
+    const notices = plan.inviteeIds.map((userId) =>
+      context.outboxMessage({
+        type: 'ROOM_SYSTEM_MESSAGE',
+        roomId: room.id,
+        senderId: actor.userId,
+        operation: 'memberAdded',
+        fields: { userId },
+      }),
+    );
+    await store.insertRoom(room, members, plan.oneToOneKey, notices);
     const memberIds = members.map((member) => member.userId);
     await context.notify(memberIds, { type: 'ROOM_CREATED', roomId: room.id });
-    for (const userId of plan.inviteeIds) {
-      await context.dispatch(
-        {
-          type: 'ROOM_SYSTEM_MESSAGE',
-          roomId: room.id,
-          senderId: actor.userId,
-          operation: 'memberAdded',
-          fields: { userId },
-        },
-        memberIds,
-      );
-    }
+    for (const notice of notices) await context.dispatch(notice.message, memberIds);
     return roomView(room, [...members].sort(compareMembersInJoinOrder).map(memberView), null);
   }
 
@@ -132,7 +130,24 @@ export function createRoomOperations(context: ServiceContext) {
     const changes = planRoomUpdate(room, caller, input);
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {
-      updated = (await store.updateRoom(room.id, { ...changes, updatedAt: clock.now() })) ?? room;
+      const changed = [
+        ['roomNameChanged', changes.name],
+        ['roomDescriptionChanged', changes.description],
+      ] as const;
+      const notices = changed.flatMap(([operation, value]) =>
+        value === undefined
+          ? []
+          : [
+              context.outboxMessage({
+                type: 'ROOM_SYSTEM_MESSAGE',
+                roomId: room.id,
+                senderId: actor.userId,
+                operation,
+                fields: { value },
+              }),
+            ],
+      );
+      updated = (await store.updateRoom(room.id, { ...changes, updatedAt: clock.now() }, notices)) ?? room;
       const members = await store.listMembers(room.id);
       const memberIds = members.map((member) => member.userId);
       await context.notify(memberIds, {
@@ -141,23 +156,7 @@ export function createRoomOperations(context: ServiceContext) {
         name: updated.name,
         description: updated.description,
       });
-      const operations = [
-        ['roomNameChanged', changes.name],
-        ['roomDescriptionChanged', changes.description],
-      ] as const;
-      for (const [operation, value] of operations) {
-        if (value === undefined) continue;
-        await context.dispatch(
-          {
-            type: 'ROOM_SYSTEM_MESSAGE',
-            roomId: room.id,
-            senderId: actor.userId,
-            operation,
-            fields: { value },
-          },
-          memberIds,
-        );
-      }
+      for (const notice of notices) await context.dispatch(notice.message, memberIds);
     }
     return getRoom(actor, updated.id);
   }

@@ -25,8 +25,9 @@ export function withInProcessRoomLock(store: ChatStoreWithoutRoomLock): ChatStor
           room,
           getMember: (userId) => store.getMember(roomId, userId),
           listMembers: () => store.listMembers(roomId),
-          insertMember: (member, settings) => store.insertMember(roomId, member, settings),
-          deleteMember: (userId) => store.deleteMember(roomId, userId),
+          insertMember: (member, settings, messages) =>
+            store.insertMember(roomId, member, settings, messages),
+          deleteMember: (userId, messages) => store.deleteMember(roomId, userId, messages),
           setOwner: (userId, owner) => store.setOwner(roomId, userId, owner),
           deleteRoom: () => store.deleteRoom(roomId),
         };

@@ -64,10 +64,10 @@ export function createMemoryChatStore(): ChatStore {
     },
   });
 
-  const { roomChanged, ...outbox } = createMemoryMirrorOutbox(() => rooms.keys());
+  const { roomChanged, messagesQueued, ...outbox } = createMemoryMirrorOutbox(() => rooms.keys());
   return withInProcessRoomLock({
     ...meetingQueries,
-    async insertRoom(room, roomMembers, oneToOneKey) {
+    async insertRoom(room, roomMembers, oneToOneKey, messages) {
       if (oneToOneKey !== undefined && oneToOneKeys.has(oneToOneKey)) {
         throw new ChatError(
           'one_to_one_exists',
@@ -79,6 +79,7 @@ export function createMemoryChatStore(): ChatStore {
       members.set(room.id, new Map(roomMembers.map((member) => [member.userId, { ...member }])));
       for (const member of roomMembers) linkUser(room.id, member.userId);
       roomChanged(room.id);
+      messagesQueued(messages);
     },
     async getRoom(roomId) {
       const room = rooms.get(roomId);
@@ -112,12 +113,13 @@ export function createMemoryChatStore(): ChatStore {
         return listing;
       });
     },
-    async updateRoom(roomId: string, changes: RoomChanges) {
+    async updateRoom(roomId: string, changes: RoomChanges, messages) {
       const room = rooms.get(roomId);
       if (room === undefined) return undefined;
       const updated = { ...room, ...changes };
       rooms.set(roomId, updated);
       if (updated.name !== room.name || updated.description !== room.description) roomChanged(roomId);
+      messagesQueued(messages);
       return { ...updated };
     },
     async deleteRoom(roomId) {
@@ -145,7 +147,7 @@ export function createMemoryChatStore(): ChatStore {
     async listMembers(roomId) {
       return membersOf(roomId);
     },
-    async insertMember(roomId, member, memberSettings) {
+    async insertMember(roomId, member, memberSettings, messages) {
       existingRoom(roomId);
       const roomMembers = members.get(roomId) ?? new Map<string, MemberRecord>();
       if (roomMembers.has(member.userId)) {
@@ -156,11 +158,13 @@ export function createMemoryChatStore(): ChatStore {
       linkUser(roomId, member.userId);
       if (memberSettings) settings.set(settingsKey(roomId, member.userId), { ...memberSettings });
       roomChanged(roomId);
+      messagesQueued(messages);
     },
-    async deleteMember(roomId, userId) {
+    async deleteMember(roomId, userId, messages) {
       if (!members.get(roomId)?.delete(userId)) return false;
       unlinkUser(roomId, userId);
       roomChanged(roomId);
+      messagesQueued(messages);
       return true;
     },
     async setOwner(roomId, userId, owner) {
@@ -184,25 +188,28 @@ export function createMemoryChatStore(): ChatStore {
       const picture = pictures.get(roomId);
       return picture && { ...picture };
     },
-    async setPicture(picture) {
+    async setPicture(picture, messages) {
       const room = existingRoom(picture.roomId);
       const previous = pictures.get(picture.roomId);
       if (previous && previous.blobKey !== picture.blobKey) pendingDeletions.add(previous.blobKey);
       pictures.set(picture.roomId, { ...picture });
       rooms.set(room.id, { ...room, pictureUpdatedAt: picture.updatedAt, updatedAt: picture.updatedAt });
+      messagesQueued(messages);
     },
-    async deletePicture(roomId, updatedAt) {
+    async deletePicture(roomId, updatedAt, messages) {
       const picture = pictures.get(roomId);
       const room = rooms.get(roomId);
       if (picture === undefined || room === undefined) return false;
       pendingDeletions.add(picture.blobKey);
       pictures.delete(roomId);
       rooms.set(roomId, { ...room, pictureUpdatedAt: null, updatedAt });
+      messagesQueued(messages);
       return true;
     },
-    async insertAttachment(attachment) {
+    async insertAttachment(attachment, messages) {
       existingRoom(attachment.roomId);
       attachments.set(attachment.id, { ...attachment });
+      messagesQueued(messages);
     },
     async getAttachment(attachmentId) {
       const attachment = attachments.get(attachmentId);

@@ -1,9 +1,16 @@
-import type { MirrorOutbox, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
+import type {
+  MirrorOperation,
+  MirrorOutbox,
+  MirrorOutboxEntry,
+  OutboxMessage,
+} from '../ports/mirror-outbox.js';
 
 /** The mirror outbox of the memory store, and `roomChanged`, which its writes call. */
 export interface MemoryMirrorOutbox extends MirrorOutbox {
   /** Queues a `room` operation for `roomId` when the outbox is enabled. */
   roomChanged(roomId: string): void;
+  /** Queues messages when the outbox is enabled. */
+  messagesQueued(messages: readonly OutboxMessage[] | undefined): void;
 }
 
 /** The mirror outbox of the memory store; `roomIds` lists the rooms it holds. */
@@ -13,28 +20,26 @@ export function createMemoryMirrorOutbox(roomIds: () => Iterable<string>): Memor
   let lease: { owner: string; until: Date } | undefined;
   let enabled = false;
   const copy = (entry: MirrorOutboxEntry): MirrorOutboxEntry => structuredClone(entry);
+  const push = (operation: MirrorOperation, createdAt: Date) => {
+    queue.push({ sequence: nextSequence++, operation: structuredClone(operation), attempts: 0, createdAt });
+  };
+  const messagesQueued = (messages: readonly OutboxMessage[] | undefined) => {
+    if (!enabled) return;
+    for (const message of messages ?? []) push(message, new Date());
+  };
   return {
     roomChanged(roomId) {
-      if (!enabled) return;
-      queue.push({
-        sequence: nextSequence++,
-        operation: { kind: 'room', roomId },
-        attempts: 0,
-        createdAt: new Date(),
-      });
+      if (enabled) push({ kind: 'room', roomId }, new Date());
+    },
+    messagesQueued,
+    async queueMirrorMessages(messages) {
+      messagesQueued(messages);
     },
     async setMirrorOutboxEnabled(value) {
       enabled = value;
     },
     async enqueueMirrorOperations(operations, createdAt) {
-      for (const operation of operations) {
-        queue.push({
-          sequence: nextSequence++,
-          operation: structuredClone(operation),
-          attempts: 0,
-          createdAt,
-        });
-      }
+      for (const operation of operations) push(operation, createdAt);
     },
     async claimMirrorOperations({ owner, limit, now, leaseUntil }) {
       if (lease !== undefined && lease.owner !== owner && lease.until > now) return [];

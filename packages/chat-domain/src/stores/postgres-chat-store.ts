@@ -6,7 +6,7 @@ import { roomColumns, throwConstraintViolation } from './constraint-violations.j
 import { createPostgresFileQueries, type PostgresContext } from './postgres-file-queries.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
-import { createPostgresMirrorOutbox } from './postgres-mirror-outbox.js';
+import { createPostgresMirrorOutbox, queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
 import { migratePostgres } from './postgres-schema.js';
 import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
 
@@ -93,7 +93,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     ...createPostgresMeetingQueries(context),
     ...createPostgresMemberQueries(context),
     ...createPostgresMirrorOutbox(context),
-    async insertRoom(room, members, oneToOneKey) {
+    async insertRoom(room, members, oneToOneKey, messages) {
       try {
         await transaction(async (client) => {
           await client.query(
@@ -112,6 +112,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
             ],
           );
           for (const member of members) await insertMemberRow(client, room.id, member);
+          await queuePostgresOutboxMessages(client, messages);
         });
       } catch (error) {
         translatePostgresError(error, room.id);
@@ -173,12 +174,23 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
         return listing;
       });
     },
-    async updateRoom(roomId, changes) {
-      const [row] = await rows<RoomRow>(
-        `UPDATE chat_rooms r SET name = COALESCE($2, r.name), description = COALESCE($3, r.description), updated_at = $4
-         WHERE r.id = $1 RETURNING ${roomColumns}`,
-        [roomId, changes.name ?? null, changes.description ?? null, changes.updatedAt],
-      );
+    async updateRoom(roomId, changes, messages) {
+      const update = async (database: Pool | PoolClient) => {
+        const result = await database.query<RoomRow>(
+          `UPDATE chat_rooms r SET name = COALESCE($2, r.name), description = COALESCE($3, r.description), updated_at = $4
+           WHERE r.id = $1 RETURNING ${roomColumns}`,
+          [roomId, changes.name ?? null, changes.description ?? null, changes.updatedAt],
+        );
+        return result.rows[0];
+      };
+      const row =
+        messages === undefined || messages.length === 0
+          ? await update(pool)
+          : await transaction(async (client) => {
+              const updated = await update(client);
+              if (updated) await queuePostgresOutboxMessages(client, messages);
+              return updated;
+            });
       return row && roomFromRow(row);
     },
     async getSettings(roomId, userId) {

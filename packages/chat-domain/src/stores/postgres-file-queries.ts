@@ -1,4 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import type { AttachmentRecord } from '../model.js';
+import { queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
 import {
   type AttachmentRow,
   attachmentFromRow,
@@ -10,6 +12,24 @@ import {
 /** Queues the blob keys of `$1` (text[]) for deletion. */
 export const queueBlobsSql =
   'INSERT INTO chat_pending_blob_deletions (blob_key) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING';
+
+function insertAttachmentRow(database: Pool | PoolClient, attachment: AttachmentRecord) {
+  return database.query(
+    `INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      attachment.id,
+      attachment.roomId,
+      attachment.userId,
+      attachment.name,
+      attachment.mimeType,
+      attachment.size,
+      attachment.area,
+      attachment.blobKey,
+      attachment.createdAt,
+    ],
+  );
+}
 
 /** What the PostgreSQL query modules share. */
 export interface PostgresContext {
@@ -32,7 +52,7 @@ export function createPostgresFileQueries({
       const [row] = await rows<PictureRow>('SELECT * FROM chat_room_pictures WHERE room_id = $1', [roomId]);
       return row && pictureFromRow(row);
     },
-    async setPicture(picture) {
+    async setPicture(picture, messages) {
       try {
         await transaction(async (client) => {
           await client.query(
@@ -58,12 +78,13 @@ export function createPostgresFileQueries({
             picture.roomId,
             picture.updatedAt,
           ]);
+          await queuePostgresOutboxMessages(client, messages);
         });
       } catch (error) {
         translate(error, picture.roomId);
       }
     },
-    async deletePicture(roomId, updatedAt) {
+    async deletePicture(roomId, updatedAt, messages) {
       return transaction(async (client) => {
         const deleted = await client.query<{ blob_key: string }>(
           'DELETE FROM chat_room_pictures WHERE room_id = $1 RETURNING blob_key',
@@ -75,26 +96,20 @@ export function createPostgresFileQueries({
           roomId,
           updatedAt,
         ]);
+        await queuePostgresOutboxMessages(client, messages);
         return true;
       });
     },
-    async insertAttachment(attachment) {
+    async insertAttachment(attachment, messages) {
       try {
-        await pool.query(
-          `INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [
-            attachment.id,
-            attachment.roomId,
-            attachment.userId,
-            attachment.name,
-            attachment.mimeType,
-            attachment.size,
-            attachment.area,
-            attachment.blobKey,
-            attachment.createdAt,
-          ],
-        );
+        if (messages === undefined || messages.length === 0) {
+          await insertAttachmentRow(pool, attachment);
+          return;
+        }
+        await transaction(async (client) => {
+          await insertAttachmentRow(client, attachment);
+          await queuePostgresOutboxMessages(client, messages);
+        });
       } catch (error) {
         translate(error, attachment.roomId);
       }

@@ -3,8 +3,10 @@ import { ChatError, roomNotFound } from '../errors.js';
 import type { MemberRecord, RoomRecord, RoomUserSettingsRecord } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import type { LockedRoom } from '../ports/locked-room.js';
+import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import { roomColumns } from './constraint-violations.js';
 import { type PostgresContext, queueBlobsSql } from './postgres-file-queries.js';
+import { queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
 import { type MemberRow, memberFromRow, type RoomRow, roomFromRow } from './sql-rows.js';
 
 /** The pool, or one client inside a transaction. */
@@ -66,6 +68,7 @@ async function insertMemberWithSettings(
   roomId: string,
   member: MemberRecord,
   settings: RoomUserSettingsRecord | undefined,
+  messages: readonly OutboxMessage[] | undefined,
 ) {
   const inserted = await client.query(
     `INSERT INTO chat_room_members (room_id, user_id, owner, joined_at) VALUES ($1, $2, $3, $4)
@@ -81,10 +84,16 @@ async function insertMemberWithSettings(
       ...(settings.clearedAt ? { clearedAt: settings.clearedAt } : {}),
     });
   }
+  await queuePostgresOutboxMessages(client, messages);
 }
 
 /** Call inside a transaction. */
-async function deleteMemberRows(client: PoolClient, roomId: string, userId: string) {
+async function deleteMemberRows(
+  client: PoolClient,
+  roomId: string,
+  userId: string,
+  messages: readonly OutboxMessage[] | undefined,
+) {
   await client.query('DELETE FROM chat_room_user_settings WHERE room_id = $1 AND user_id = $2', [
     roomId,
     userId,
@@ -93,7 +102,9 @@ async function deleteMemberRows(client: PoolClient, roomId: string, userId: stri
     roomId,
     userId,
   ]);
-  return (result.rowCount ?? 0) > 0;
+  const deleted = (result.rowCount ?? 0) > 0;
+  if (deleted) await queuePostgresOutboxMessages(client, messages);
+  return deleted;
 }
 
 async function updateOwner(database: Queryable, roomId: string, userId: string, owner: boolean) {
@@ -130,14 +141,14 @@ function lockedRoomOn(
     room,
     getMember: (userId) => selectMember(open(), room.id, userId),
     listMembers: () => selectMembers(open(), room.id),
-    async insertMember(member, settings) {
+    async insertMember(member, settings, messages) {
       try {
-        await insertMemberWithSettings(open(), room.id, member, settings);
+        await insertMemberWithSettings(open(), room.id, member, settings, messages);
       } catch (error) {
         translate(error, room.id, member.userId);
       }
     },
-    deleteMember: (userId) => deleteMemberRows(open(), room.id, userId),
+    deleteMember: (userId, messages) => deleteMemberRows(open(), room.id, userId, messages),
     setOwner: (userId, owner) => updateOwner(open(), room.id, userId, owner),
     deleteRoom: () => deleteRoomRows(open(), room.id),
   };
@@ -157,14 +168,15 @@ export function createPostgresMemberQueries({
     deleteRoom: (roomId) => transaction((client) => deleteRoomRows(client, roomId)),
     getMember: (roomId, userId) => selectMember(pool, roomId, userId),
     listMembers: (roomId) => selectMembers(pool, roomId),
-    async insertMember(roomId, member, settings) {
+    async insertMember(roomId, member, settings, messages) {
       try {
-        await transaction((client) => insertMemberWithSettings(client, roomId, member, settings));
+        await transaction((client) => insertMemberWithSettings(client, roomId, member, settings, messages));
       } catch (error) {
         translate(error, roomId, member.userId);
       }
     },
-    deleteMember: (roomId, userId) => transaction((client) => deleteMemberRows(client, roomId, userId)),
+    deleteMember: (roomId, userId, messages) =>
+      transaction((client) => deleteMemberRows(client, roomId, userId, messages)),
     setOwner: (roomId, userId, owner) => updateOwner(pool, roomId, userId, owner),
     withRoomLock(roomId, work) {
       return transaction(async (client) => {

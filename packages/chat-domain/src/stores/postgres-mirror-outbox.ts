@@ -1,4 +1,5 @@
-import type { MirrorOperation, MirrorOutbox } from '../ports/mirror-outbox.js';
+import type { Pool, PoolClient } from 'pg';
+import type { MirrorOperation, MirrorOutbox, OutboxMessage } from '../ports/mirror-outbox.js';
 import type { PostgresContext } from './postgres-file-queries.js';
 
 interface OutboxRow {
@@ -6,6 +7,24 @@ interface OutboxRow {
   operation: MirrorOperation;
   attempts: number;
   created_at: Date;
+}
+
+/**
+ * Queues messages, in order, when the outbox is enabled; on a transaction's client, they commit
+ * with the write they go with.
+ */
+export async function queuePostgresOutboxMessages(
+  database: Pool | PoolClient,
+  messages: readonly OutboxMessage[] | undefined,
+): Promise<void> {
+  if (messages === undefined || messages.length === 0) return;
+  await database.query(
+    `INSERT INTO chat_mirror_outbox (operation, created_at)
+     SELECT operation, now() FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(operation, position)
+     WHERE EXISTS (SELECT 1 FROM chat_mirror_switch WHERE enabled)
+     ORDER BY position`,
+    [JSON.stringify(messages)],
+  );
 }
 
 /** The mirror outbox in PostgreSQL: `chat_mirror_outbox`, and the drainers' lease in `chat_mirror_lease`. */
@@ -28,6 +47,7 @@ export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutb
         [JSON.stringify(operations), createdAt],
       );
     },
+    queueMirrorMessages: (messages) => queuePostgresOutboxMessages(pool, messages),
     async claimMirrorOperations({ owner, limit, now, leaseUntil }) {
       return transaction(async (client) => {
         const leased = await client.query(

@@ -39,6 +39,7 @@ const writeMethods = [
   'updateParticipantStreams',
   'deleteParticipant',
   'enqueueMirrorOperations',
+  'queueMirrorMessages',
   'claimMirrorOperations',
   'forgetMirrorOperations',
   'recordMirrorFailure',

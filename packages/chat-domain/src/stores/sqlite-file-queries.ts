@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { AttachmentRecord, PictureRecord } from '../model.js';
+import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import {
   type AttachmentRow,
   attachmentFromRow,
@@ -7,6 +8,7 @@ import {
   type PictureRow,
   pictureFromRow,
 } from './sql-rows.js';
+import { queueSqliteOutboxMessages } from './sqlite-mirror-outbox.js';
 
 /** What the SQLite query modules share: the database and its statement cache. */
 export interface SqliteContext {
@@ -20,7 +22,9 @@ export interface SqliteContext {
 
 /** Picture, attachment and pending-deletion queries of the SQLite store. */
 export function createSqliteFileQueries({ database, sql, queueBlob, translate }: SqliteContext): FileQueries {
-  const setPicture = database.transaction((picture: PictureRecord) => {
+  const queueMessages = (messages: readonly OutboxMessage[] | undefined) =>
+    queueSqliteOutboxMessages(sql, messages);
+  const setPicture = database.transaction((picture: PictureRecord, messages?: readonly OutboxMessage[]) => {
     const previous = sql('SELECT blob_key FROM chat_room_pictures WHERE room_id = ?').get(picture.roomId) as
       | { blob_key: string }
       | undefined;
@@ -44,20 +48,43 @@ export function createSqliteFileQueries({ database, sql, queueBlob, translate }:
       at,
       picture.roomId,
     );
+    queueMessages(messages);
   });
-  const deletePicture = database.transaction((roomId: string, updatedAt: Date) => {
-    const previous = sql('SELECT blob_key FROM chat_room_pictures WHERE room_id = ?').get(roomId) as
-      | { blob_key: string }
-      | undefined;
-    if (previous === undefined) return false;
-    queueBlob(previous.blob_key);
-    sql('DELETE FROM chat_room_pictures WHERE room_id = ?').run(roomId);
-    sql('UPDATE chat_rooms SET picture_updated_at = NULL, updated_at = ? WHERE id = ?').run(
-      updatedAt.getTime(),
-      roomId,
-    );
-    return true;
-  });
+  const deletePicture = database.transaction(
+    (roomId: string, updatedAt: Date, messages?: readonly OutboxMessage[]) => {
+      const previous = sql('SELECT blob_key FROM chat_room_pictures WHERE room_id = ?').get(roomId) as
+        | { blob_key: string }
+        | undefined;
+      if (previous === undefined) return false;
+      queueBlob(previous.blob_key);
+      sql('DELETE FROM chat_room_pictures WHERE room_id = ?').run(roomId);
+      sql('UPDATE chat_rooms SET picture_updated_at = NULL, updated_at = ? WHERE id = ?').run(
+        updatedAt.getTime(),
+        roomId,
+      );
+      queueMessages(messages);
+      return true;
+    },
+  );
+  const insertAttachment = database.transaction(
+    (attachment: AttachmentRecord, messages?: readonly OutboxMessage[]) => {
+      sql(
+        `INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        attachment.id,
+        attachment.roomId,
+        attachment.userId,
+        attachment.name,
+        attachment.mimeType,
+        attachment.size,
+        attachment.area,
+        attachment.blobKey,
+        attachment.createdAt.getTime(),
+      );
+      queueMessages(messages);
+    },
+  );
   const deleteAttachment = database.transaction((attachmentId: string) => {
     const row = sql('SELECT blob_key FROM chat_attachments WHERE id = ?').get(attachmentId) as
       | { blob_key: string }
@@ -75,32 +102,19 @@ export function createSqliteFileQueries({ database, sql, queueBlob, translate }:
         | undefined;
       return row && pictureFromRow(row);
     },
-    async setPicture(picture) {
+    async setPicture(picture, messages) {
       try {
-        setPicture(picture);
+        setPicture(picture, messages);
       } catch (error) {
         translate(error, picture.roomId);
       }
     },
-    async deletePicture(roomId, updatedAt) {
-      return deletePicture(roomId, updatedAt);
+    async deletePicture(roomId, updatedAt, messages) {
+      return deletePicture(roomId, updatedAt, messages);
     },
-    async insertAttachment(attachment: AttachmentRecord) {
+    async insertAttachment(attachment, messages) {
       try {
-        sql(
-          `INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(
-          attachment.id,
-          attachment.roomId,
-          attachment.userId,
-          attachment.name,
-          attachment.mimeType,
-          attachment.size,
-          attachment.area,
-          attachment.blobKey,
-          attachment.createdAt.getTime(),
-        );
+        insertAttachment(attachment, messages);
       } catch (error) {
         translate(error, attachment.roomId);
       }

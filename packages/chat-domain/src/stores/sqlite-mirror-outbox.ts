@@ -1,11 +1,30 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { MirrorOperation, MirrorOutbox, MirrorOutboxClaim } from '../ports/mirror-outbox.js';
+import type {
+  MirrorOperation,
+  MirrorOutbox,
+  MirrorOutboxClaim,
+  OutboxMessage,
+} from '../ports/mirror-outbox.js';
 
 interface OutboxRow {
   sequence: number;
   operation: string;
   attempts: number;
   created_at: number;
+}
+
+/** Queues messages when the outbox is enabled; call inside the transaction of the write they go with. */
+export function queueSqliteOutboxMessages(
+  sql: (text: string) => Statement,
+  messages: readonly OutboxMessage[] | undefined,
+): void {
+  if (messages === undefined || messages.length === 0) return;
+  const insert = sql(
+    `INSERT INTO chat_mirror_outbox (operation, created_at)
+     SELECT ?, ? WHERE (SELECT enabled FROM chat_mirror_switch WHERE id = 1)`,
+  );
+  const now = Date.now();
+  for (const message of messages) insert.run(JSON.stringify(message), now);
 }
 
 /** The mirror outbox in SQLite: `chat_mirror_outbox`, and the drainer's lease in `chat_mirror_lease`. */
@@ -37,6 +56,9 @@ export function createSqliteMirrorOutbox({
       createdAt: new Date(row.created_at),
     }));
   });
+  const queueMessages = database.transaction((messages: readonly OutboxMessage[]) =>
+    queueSqliteOutboxMessages(sql, messages),
+  );
   const forget = database.transaction((sequences: readonly number[]) => {
     const remove = sql('DELETE FROM chat_mirror_outbox WHERE sequence = ?');
     for (const sequence of sequences) remove.run(sequence);
@@ -50,6 +72,9 @@ export function createSqliteMirrorOutbox({
     },
     async enqueueMirrorOperations(operations, createdAt) {
       enqueue(operations, createdAt.getTime());
+    },
+    async queueMirrorMessages(messages) {
+      queueMessages(messages);
     },
     async claimMirrorOperations(request) {
       return claim(request);

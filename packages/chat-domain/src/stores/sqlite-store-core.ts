@@ -1,7 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
-import type { MemberRecord, RoomListing, RoomRecord } from '../model.js';
-import type { RoomPage } from '../ports/chat-store.js';
+import type { MemberRecord, RoomListing, RoomRecord, RoomUserSettingsRecord } from '../model.js';
+import type { RoomChanges, RoomPage } from '../ports/chat-store.js';
+import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import { type ConstraintViolation, roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import type { ChatStoreWithoutRoomLock } from './in-process-room-lock.js';
 import {
@@ -15,7 +16,7 @@ import {
 import { createSqliteFileQueries } from './sqlite-file-queries.js';
 import { createSqliteMeetingQueries } from './sqlite-meeting-queries.js';
 import { createSqliteMemberLists } from './sqlite-member-lists.js';
-import { createSqliteMirrorOutbox } from './sqlite-mirror-outbox.js';
+import { createSqliteMirrorOutbox, queueSqliteOutboxMessages } from './sqlite-mirror-outbox.js';
 import { migrateSqlite } from './sqlite-schema.js';
 
 function translateSqliteError(error: unknown, roomId: string, userId?: string): never {
@@ -156,8 +157,15 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
       userId,
     ) as SettingsRow | undefined;
 
+  const queueMessages = (messages: readonly OutboxMessage[] | undefined) =>
+    queueSqliteOutboxMessages(sql, messages);
   const insertRoom = database.transaction(
-    (room: RoomRecord, members: readonly MemberRecord[], key: string | null) => {
+    (
+      room: RoomRecord,
+      members: readonly MemberRecord[],
+      key: string | null,
+      messages: readonly OutboxMessage[] | undefined,
+    ) => {
       sql(
         `INSERT INTO chat_rooms (id, type, name, description, one_to_one_key, meeting_id, picture_updated_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -173,6 +181,21 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
         room.updatedAt.getTime(),
       );
       for (const member of members) insertMemberRow(room.id, member);
+      queueMessages(messages);
+    },
+  );
+  const updateRoom = database.transaction(
+    (roomId: string, changes: RoomChanges, messages: readonly OutboxMessage[] | undefined) => {
+      const current = getRoomRow(roomId);
+      if (current === undefined) return undefined;
+      sql('UPDATE chat_rooms SET name = ?, description = ?, updated_at = ? WHERE id = ?').run(
+        changes.name ?? current.name,
+        changes.description ?? current.description,
+        changes.updatedAt.getTime(),
+        roomId,
+      );
+      queueMessages(messages);
+      return getRoomRow(roomId);
     },
   );
   const deleteRoom = database.transaction((roomId: string) => {
@@ -183,17 +206,27 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     return sql('DELETE FROM chat_rooms WHERE id = ?').run(roomId).changes > 0;
   });
   const insertMember = database.transaction(
-    (roomId: string, member: MemberRecord, clearedAt: Date | null, muted: boolean, withSettings: boolean) => {
+    (
+      roomId: string,
+      member: MemberRecord,
+      settings: RoomUserSettingsRecord | undefined,
+      messages: readonly OutboxMessage[] | undefined,
+    ) => {
       insertMemberRow(roomId, member);
-      if (withSettings) upsertSettings(roomId, member.userId, muted, clearedAt);
+      if (settings) upsertSettings(roomId, member.userId, settings.muted, settings.clearedAt);
+      queueMessages(messages);
     },
   );
-  const deleteMember = database.transaction((roomId: string, userId: string) => {
-    sql('DELETE FROM chat_room_user_settings WHERE room_id = ? AND user_id = ?').run(roomId, userId);
-    return (
-      sql('DELETE FROM chat_room_members WHERE room_id = ? AND user_id = ?').run(roomId, userId).changes > 0
-    );
-  });
+  const deleteMember = database.transaction(
+    (roomId: string, userId: string, messages: readonly OutboxMessage[] | undefined) => {
+      sql('DELETE FROM chat_room_user_settings WHERE room_id = ? AND user_id = ?').run(roomId, userId);
+      const deleted =
+        sql('DELETE FROM chat_room_members WHERE room_id = ? AND user_id = ?').run(roomId, userId).changes >
+        0;
+      if (deleted) queueMessages(messages);
+      return deleted;
+    },
+  );
   const setMuted = database.transaction((roomId: string, userId: string, muted: boolean) => {
     const current = getSettingsRow(roomId, userId);
     if (Boolean(current?.muted) === muted) return false;
@@ -263,9 +296,9 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     ...files,
     ...createSqliteMeetingQueries({ database, sql }),
     ...createSqliteMirrorOutbox({ database, sql }),
-    async insertRoom(room, members, oneToOneKey) {
+    async insertRoom(room, members, oneToOneKey, messages) {
       try {
-        insertRoom(room, members, oneToOneKey ?? null);
+        insertRoom(room, members, oneToOneKey ?? null, messages);
       } catch (error) {
         translateSqliteError(error, room.id);
       }
@@ -284,16 +317,8 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     async countRoomsOfUser(userId) {
       return (countStatement.get(userId) as { count: number }).count;
     },
-    async updateRoom(roomId, changes) {
-      const current = getRoomRow(roomId);
-      if (current === undefined) return undefined;
-      sql('UPDATE chat_rooms SET name = ?, description = ?, updated_at = ? WHERE id = ?').run(
-        changes.name ?? current.name,
-        changes.description ?? current.description,
-        changes.updatedAt.getTime(),
-        roomId,
-      );
-      const row = getRoomRow(roomId);
+    async updateRoom(roomId, changes, messages) {
+      const row = updateRoom(roomId, changes, messages);
       return row && roomFromRow(row);
     },
     async deleteRoom(roomId) {
@@ -312,23 +337,17 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
       ).all(roomId) as MemberRow[];
       return rows.map(memberFromRow);
     },
-    async insertMember(roomId, member, settings) {
+    async insertMember(roomId, member, settings, messages) {
       forgetMembers(roomId);
       try {
-        insertMember(
-          roomId,
-          member,
-          settings?.clearedAt ?? null,
-          settings?.muted ?? false,
-          settings !== undefined,
-        );
+        insertMember(roomId, member, settings, messages);
       } catch (error) {
         translateSqliteError(error, roomId, member.userId);
       }
     },
-    async deleteMember(roomId, userId) {
+    async deleteMember(roomId, userId, messages) {
       forgetMembers(roomId);
-      return deleteMember(roomId, userId);
+      return deleteMember(roomId, userId, messages);
     },
     async setOwner(roomId, userId, owner) {
       forgetMembers(roomId);

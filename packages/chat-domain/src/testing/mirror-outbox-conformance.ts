@@ -1,11 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatStore } from '../ports/chat-store.js';
-import type { MirrorOperation } from '../ports/mirror-outbox.js';
-import { memberFixture, roomFixture } from './fixtures.js';
+import type { MirrorOperation, OutboxMessage } from '../ports/mirror-outbox.js';
+import { attachmentFixture, memberFixture, roomFixture } from './fixtures.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00.000Z');
 const minute = 60_000;
+
+/** A system message of `roomId` whose value names it, for telling queued messages apart. */
+function noticeFixture(roomId: string, value: string): OutboxMessage {
+  return {
+    kind: 'message',
+    id: randomUUID(),
+    message: {
+      type: 'ROOM_SYSTEM_MESSAGE',
+      roomId,
+      senderId: randomUUID(),
+      operation: 'roomNameChanged',
+      fields: { value },
+    },
+  };
+}
 
 /**
  * Registers the behaviour of the mirror outbox every {@link ChatStore} must have. `open` returns a
@@ -99,6 +114,90 @@ export function describeMirrorOutboxConformance(name: string, open: () => Promis
       await store.setMirrorOutboxEnabled(false);
       await store.deleteRoom(room.id);
       expect(await store.countMirrorOperations()).toBe(0);
+    });
+
+    it('queues the messages handed to a write after its room operations, only when the write happens and only while switched on', async () => {
+      const [alice, bob] = [randomUUID(), randomUUID()];
+      const room = roomFixture(t0);
+      const missingRoomId = randomUUID();
+      const drained = async () => {
+        const entries = await claim('drainer-a', t0, 1000);
+        await store.forgetMirrorOperations(entries.map((entry) => entry.sequence));
+        return entries.map((entry) =>
+          entry.operation.kind === 'room'
+            ? `room ${entry.operation.roomId === room.id ? 'same' : entry.operation.roomId}`
+            : String(
+                entry.operation.message.type === 'ROOM_SYSTEM_MESSAGE' &&
+                  entry.operation.message.fields.value,
+              ),
+        );
+      };
+      await store.insertRoom(room, [memberFixture(alice, true, t0)], undefined, [
+        noticeFixture(room.id, 'off'),
+      ]);
+      await store.queueMirrorMessages([noticeFixture(room.id, 'off')]);
+      expect(await store.countMirrorOperations()).toBe(0);
+
+      await store.setMirrorOutboxEnabled(true);
+      const other = roomFixture(t0);
+      await store.insertRoom(other, [memberFixture(alice, true, t0)], undefined, [
+        noticeFixture(other.id, 'created 1'),
+        noticeFixture(other.id, 'created 2'),
+      ]);
+      const created = await drained();
+      expect(created.slice(-2)).toEqual(['created 1', 'created 2']);
+      expect(created.slice(0, -2).every((entry) => entry.startsWith('room '))).toBe(true);
+
+      await store.insertMember(room.id, memberFixture(bob, false, t0), undefined, [
+        noticeFixture(room.id, 'added'),
+      ]);
+      expect(await drained()).toEqual(['room same', 'added']);
+      await expect(
+        store.insertMember(room.id, memberFixture(bob, false, t0), undefined, [
+          noticeFixture(room.id, 'twice'),
+        ]),
+      ).rejects.toMatchObject({ code: 'already_member' });
+      expect(await store.deleteMember(room.id, randomUUID(), [noticeFixture(room.id, 'nobody')])).toBe(false);
+      expect(await store.deletePicture(room.id, new Date(t0), [noticeFixture(room.id, 'no picture')])).toBe(
+        false,
+      );
+      expect(
+        await store.updateRoom(missingRoomId, { name: 'x', updatedAt: new Date(t0) }, [
+          noticeFixture(room.id, 'gone'),
+        ]),
+      ).toBeUndefined();
+      await expect(
+        store.insertAttachment(attachmentFixture(missingRoomId, t0), [noticeFixture(room.id, 'gone')]),
+      ).rejects.toMatchObject({ code: 'room_not_found' });
+      expect(await store.countMirrorOperations()).toBe(0);
+
+      await store.updateRoom(room.id, { name: 'Renamed', updatedAt: new Date(t0 + 1) }, [
+        noticeFixture(room.id, 'renamed'),
+      ]);
+      expect(await drained()).toEqual(['room same', 'renamed']);
+      await store.insertAttachment(attachmentFixture(room.id, t0), [noticeFixture(room.id, 'attached')]);
+      await store.setPicture(
+        {
+          roomId: room.id,
+          blobKey: `pictures/${room.id}/1`,
+          name: 'p.png',
+          mimeType: 'image/png',
+          size: 1,
+          userId: alice,
+          updatedAt: new Date(t0 + 2),
+        },
+        [noticeFixture(room.id, 'pictured')],
+      );
+      await store.deletePicture(room.id, new Date(t0 + 3), [noticeFixture(room.id, 'unpictured')]);
+      await store.queueMirrorMessages([
+        noticeFixture(room.id, 'forward 1'),
+        noticeFixture(room.id, 'forward 2'),
+      ]);
+      expect(await drained()).toEqual(['attached', 'pictured', 'unpictured', 'forward 1', 'forward 2']);
+      await store.withRoomLock(room.id, (locked) =>
+        locked.deleteMember(bob, [noticeFixture(room.id, 'removed')]),
+      );
+      expect(await drained()).toEqual(['room same', 'removed']);
     });
 
     it('lists every room id in order, a page at a time', async () => {

@@ -11,9 +11,10 @@ import { messageStanza } from './xmpp-stanzas.js';
  * Mirrors the chat rooms into ejabberd: persistent members-only MUC rooms `<roomId>@mucDomain`
  * whose members are affiliated and subscribed, and the room messages (system messages, attachment
  * notices, forwards) as groupchat stanzas from the acting user. Every change goes into the
- * store's outbox first (room changes by the store itself, in their own transaction; messages by
- * this dispatcher) and is applied in order by a drainer, with backoff while ejabberd is down, so
- * the API never waits for XMPP and nothing is lost.
+ * store's outbox in the transaction that makes it (room changes by the store's triggers, messages
+ * handed by the chat service to the write they go with) and is applied in order by a drainer,
+ * with backoff while ejabberd is down, so the API never waits for XMPP and nothing is lost. As the
+ * service's dispatcher, the mirror only wakes its drainer: the message is already queued.
  */
 export interface XmppMirror extends MessageDispatcher {
   /**
@@ -179,14 +180,9 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     }
   };
 
-  const enqueue = async (operations: MirrorOperation[]) => {
-    await store.enqueueMirrorOperations(operations, clock.now());
-    kick();
-  };
-
   return {
-    async dispatch(message) {
-      await enqueue([{ kind: 'message', id: resolved.createId(), message }]);
+    async dispatch() {
+      kick();
     },
     async start() {
       if (closed || loop) return;
