@@ -17,6 +17,10 @@
 //    Target: page range at least 3x faster. Also printed: the server's upload thumbnail of the deck.
 // 4. A stored PDF's thumbnail through HTTP answered from the result cache (same URL again) against a
 //    fresh render (a new size each time, so a new ETag). Target: cache hit p50 under 2 ms.
+// 5. The `long-sheet.xlsx` fixture (about 200 printed pages): its first-page thumbnail and a preview
+//    of its last page through the library, converting only the pages asked (what the server does)
+//    against converting the whole spreadsheet first, same warm instance, alternating. Printed, no
+//    target. `node bench/preview-documents.mjs spreadsheet` runs this part alone.
 // The conversion measurements turn the caches off (DOCUMENT_CACHE_MAX_BYTES=0,
 // PREVIEW_CACHE_MAX_BYTES=0): the same bytes uploaded again would otherwise be answered from them.
 import { execFile, spawn } from 'node:child_process';
@@ -218,31 +222,88 @@ async function startFloorServer() {
 
 const NO_CACHES = { DOCUMENT_CACHE_MAX_BYTES: '0', PREVIEW_CACHE_MAX_BYTES: '0' };
 
-/** 3. Page-1 export against whole conversion for a deck thumbnail, and the server's upload thumbnail. */
-async function measureDeck(deckPath) {
-  const deck = readFileSync(deckPath);
+/**
+ * Two document services on one warm LibreOffice instance, no cache: `pageRange` as the server runs
+ * it (page 1 only for thumbnails, named ranges alone) and `whole`, whose converter neither exports
+ * page ranges nor counts pages, so every request converts the whole document first.
+ */
+async function withRangeAndWholeServices(work) {
   const converter = core.createLibreOfficeConverter({ instances: 1 });
   const previewService = core.createPreviewService({});
   const pdfService = core.createPdfPreviewService({ previewService });
   const pageRange = core.createDocumentPreviewService({ previewService, pdfService, converter });
-  const wholeConverter = { ...converter, exportsPageRanges: false };
+  const wholeConverter = { ...converter, exportsPageRanges: false, convertPages: undefined };
   const whole = core.createDocumentPreviewService({ previewService, pdfService, converter: wholeConverter });
-  const thumbnail = (service) => () => service.thumbnail(deck, { area: '256x256' });
   try {
     await converter.whenStarted();
-    await thumbnail(pageRange)();
-    await thumbnail(whole)();
-    const pageRangeTimes = [];
-    const wholeTimes = [];
-    for (let round = 0; round < 5; round += 1) {
-      pageRangeTimes.push(...(await timed(2, thumbnail(pageRange))));
-      wholeTimes.push(...(await timed(1, thumbnail(whole))));
-    }
-    return { deck, pageRangeTimes, wholeTimes };
+    return await work({ pageRange, whole });
   } finally {
     await converter.close();
     await pdfService.close();
   }
+}
+
+/** One warm-up of each, then alternating rounds: two of `pageRangeTask`, one of `wholeTask`. */
+async function alternate(pageRangeTask, wholeTask) {
+  await pageRangeTask();
+  await wholeTask();
+  const pageRangeTimes = [];
+  const wholeTimes = [];
+  for (let round = 0; round < 5; round += 1) {
+    pageRangeTimes.push(...(await timed(2, pageRangeTask)));
+    wholeTimes.push(...(await timed(1, wholeTask)));
+  }
+  return { pageRangeTimes, wholeTimes };
+}
+
+/** 3. Page-1 export against whole conversion for a deck thumbnail. */
+async function measureDeck(deckPath) {
+  const deck = readFileSync(deckPath);
+  return withRangeAndWholeServices(async ({ pageRange, whole }) => {
+    const thumbnail = (service) => () => service.thumbnail(deck, { area: '256x256' });
+    return { deck, ...(await alternate(thumbnail(pageRange), thumbnail(whole))) };
+  });
+}
+
+/** 5. The ~200-page spreadsheet: page-1 thumbnail and last-page preview, range against whole. */
+async function measureSpreadsheet(sheetPath) {
+  const sheet = readFileSync(sheetPath);
+  return withRangeAndWholeServices(async ({ pageRange, whole }) => {
+    const { pageCount } = await pageRange.preview(sheet, { firstPage: 1, lastPage: 1 });
+    const thumbnail = (service) => () => service.thumbnail(sheet, { area: '256x256' });
+    const lastPage = (service) => () => service.preview(sheet, { firstPage: pageCount, lastPage: pageCount });
+    return {
+      sheet,
+      pageCount,
+      thumbnail: await alternate(thumbnail(pageRange), thumbnail(whole)),
+      lastPage: await alternate(lastPage(pageRange), lastPage(whole)),
+    };
+  });
+}
+
+/** Prints page range against whole conversion and the ratio of their medians. */
+function printRangeAgainstWhole(label, { pageRangeTimes, wholeTimes }, target) {
+  const ratio = percentile(wholeTimes, 0.5) / percentile(pageRangeTimes, 0.5);
+  console.log(`${label}, pages asked only (what the server does): ${describe(pageRangeTimes)}`);
+  console.log(`${label}, whole document converted first:         ${describe(wholeTimes)}`);
+  const verdict =
+    target === undefined ? '' : ` (target >= ${target}: ${ratio >= target ? 'meets' : 'MISSES'})`;
+  console.log(`whole / page range at p50: ${ratio.toFixed(1)}x${verdict}`);
+}
+
+/** `node bench/preview-documents.mjs spreadsheet`: part 5 alone. */
+async function spreadsheetOnly() {
+  const fixtures = await generateFixtures();
+  const result = await measureSpreadsheet(fixtures['long-sheet.xlsx']);
+  printSpreadsheet(result);
+}
+
+function printSpreadsheet({ sheet, pageCount, thumbnail, lastPage }) {
+  console.log(
+    `\nlong-sheet.xlsx (${pageCount} printed pages, ${sheet.length} bytes), library, warm instance, caches off:`,
+  );
+  printRangeAgainstWhole('first-page thumbnail 256x256', thumbnail);
+  printRangeAgainstWhole(`preview of page ${pageCount} (the last)`, lastPage);
 }
 
 /** 4. A stored PDF's thumbnail: result-cache hits against fresh renders, through HTTP. */
@@ -311,6 +372,7 @@ async function main() {
     await quietServer.stop();
     const cold = await coldSoffice(docxPath, 8);
     const deck = await measureDeck(fixtures['deck.pptx']);
+    const spreadsheet = await measureSpreadsheet(fixtures['long-sheet.xlsx']);
     const deckServer = await startServer({
       DOCUMENT_CONVERTER: 'libreoffice',
       LIBREOFFICE_INSTANCES: '1',
@@ -334,16 +396,10 @@ async function main() {
     console.log(
       `server / raw warm UNO at p50: ${(serverP50 / percentile(rawWarm, 0.5)).toFixed(2)} (target <= 1.5); at p95: ${(percentile(viaServer, 0.95) / percentile(rawWarm, 0.95)).toFixed(2)}`,
     );
-    const deckRatio = percentile(deck.wholeTimes, 0.5) / percentile(deck.pageRangeTimes, 0.5);
-    console.log(
-      `\n40-slide pptx (${deck.deck.length} bytes), first-page thumbnail 256x256, library, warm instance:`,
-    );
-    console.log(`page 1 exported only (what the server does): ${describe(deck.pageRangeTimes)}`);
-    console.log(`whole deck converted first:                  ${describe(deck.wholeTimes)}`);
-    console.log(
-      `whole / page range at p50: ${deckRatio.toFixed(1)}x (target >= 3: ${deckRatio >= 3 ? 'meets' : 'MISSES'})`,
-    );
+    console.log(`\n40-slide pptx (${deck.deck.length} bytes), library, warm instance:`);
+    printRangeAgainstWhole('first-page thumbnail 256x256', deck, 3);
     console.log(`the same thumbnail uploaded through the server (caches off): ${describe(deckViaServer)}`);
+    printSpreadsheet(spreadsheet);
     const hitP50 = percentile(cacheHits.hits, 0.5);
     console.log(
       `\nstored PDF thumbnail through HTTP, answered from the result cache: ${describe(cacheHits.hits)}`,
@@ -385,6 +441,8 @@ async function main() {
 
 if (process.argv[2] === '--bare-thumbnail-server') {
   runBareUploadServer(rawThumbnail, 'image/jpeg');
+} else if (process.argv[2] === 'spreadsheet') {
+  await spreadsheetOnly();
 } else {
   await main();
 }

@@ -175,14 +175,17 @@ class Converter:
 
 
 def count_pages(document):
-    """Pages of a presentation (its slides) or of a text document (its layout, which the PDF export
-    follows); None for other documents."""
+    """Pages of a presentation (its slides), of a text document (its layout, which the PDF export
+    follows) or of a spreadsheet (its printed pages: the PDF export asks XRenderable for the same
+    count of the whole document, with empty pages left out as printing does); None for others."""
     if document.supportsService("com.sun.star.presentation.PresentationDocument"):
         return document.getDrawPages().getCount()
     if document.supportsService("com.sun.star.text.TextDocument"):
         cursor = document.getCurrentController().getViewCursor()
         cursor.jumpToLastPage()
         return cursor.getPage()
+    if document.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
+        return document.getRendererCount(document, ())
     return None
 
 

@@ -3,7 +3,7 @@ import { contentHash } from './content-hash.js';
 import type { ConversionFailureMemory } from './conversion-failures.js';
 import { type ConvertedPdf, type ConvertedPdfCache, convertedPdfKey } from './converted-pdf-cache.js';
 import type { ConversionPageRange, DocumentConverter } from './document-converter.js';
-import { DOCUMENT_TYPE_INFO, type DocumentType } from './document-type.js';
+import type { DocumentType } from './document-type.js';
 
 /** A document read and recognised. */
 export interface RecognisedDocument {
@@ -105,9 +105,8 @@ export function createDocumentConversions(options: {
           );
           return { pdf, type };
         }
-        // Spreadsheets paginate only when printed: their pages are not counted beforehand.
         const convertPages = converter.convertPages?.bind(converter);
-        if (!convertPages || DOCUMENT_TYPE_INFO[type].family === 'spreadsheet') return whole();
+        if (!convertPages) return whole();
         const partialPdf = await guarded(hash, need, () =>
           convertPages({ data, type, locale, signal, pages }),
         );

@@ -76,8 +76,8 @@ export interface DocumentConverter {
   convert(request: ConversionRequest): Promise<Uint8Array>;
   /**
    * Converts only `request.pages` and counts the document's pages, so a preview of a few pages of a
-   * long document does not convert all of it. Resolves to undefined, converting nothing, for
-   * documents whose pages it cannot count beforehand (spreadsheets paginate only when printed).
+   * long document does not convert all of it (a spreadsheet's pages are its printed pages, as its
+   * PDF export paginates them). Resolves to undefined when it cannot count the document's pages.
    * @throws {PreviewError} the codes of `convert`.
    */
   convertPages?(

@@ -33,7 +33,14 @@ export {
   solidImage,
 } from './image-fixtures.js';
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
-export { encryptPdf, makeCostlyPdf, makeMisparentedPdf, makePdf, pdfPageTexts } from './pdf-samples.js';
+export {
+  encryptPdf,
+  makeCostlyPdf,
+  makeMisparentedPdf,
+  makeOvercountedPdf,
+  makePdf,
+  pdfPageTexts,
+} from './pdf-samples.js';
 export { previewFailure } from './preview-failure.js';
 export { ODF_VARIANT_DOCUMENTS, SAMPLE_DOCUMENTS, sampleDocument } from './sample-documents.js';
 export {

@@ -1,4 +1,4 @@
-import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, PDFNumber, StandardFonts } from 'pdf-lib';
 import { loadMupdf } from '../pdf/mupdf-module.js';
 
 /** A PDF of `pageCount` pages of `size` points whose page n reads "Page n". Built with pdf-lib. */
@@ -77,5 +77,16 @@ export async function makeMisparentedPdf(pageCount: number, pageNumber: number):
   const root = document.context.trailerInfo.Root;
   if (!root) throw new Error('pdf-lib wrote no catalog');
   document.getPage(pageNumber - 1).node.set(PDFName.of('Parent'), root);
+  return document.save({ useObjectStreams: false });
+}
+
+/**
+ * A PDF of `pageCount` pages reading "Page n" whose page tree claims `claimedPages` pages in its
+ * `/Count` (a damaged or hand-edited file). mupdf opens it and counts the claimed pages until it
+ * walks the tree; pdf-lib counts the real ones; neither can copy a page past the real ones.
+ */
+export async function makeOvercountedPdf(pageCount: number, claimedPages: number): Promise<Uint8Array> {
+  const document = await PDFDocument.load(await makePdf(pageCount));
+  document.catalog.Pages().set(PDFName.of('Count'), PDFNumber.of(claimedPages));
   return document.save({ useObjectStreams: false });
 }

@@ -5,8 +5,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { DocumentType } from '../document/document-type.js';
 
 /**
- * The nine sample documents (file name, type, pages). `long.docx` (120 pages), `protected-text.doc`
- * and `protected-spreadsheet.xls` (saved by LibreOffice with the password `fixture`) exist too.
+ * The nine sample documents (file name, type, pages). `long.docx` (120 pages), `long-sheet.xlsx`
+ * (about 200 printed pages), `protected-text.doc` and `protected-spreadsheet.xls` (saved by
+ * LibreOffice with the password `fixture`) exist too.
  */
 export const SAMPLE_DOCUMENTS: ReadonlyArray<{ name: string; type: DocumentType; pages: number }> = [
   { name: 'text.odt', type: 'odt', pages: 3 },

@@ -132,14 +132,17 @@ describe('document previews with the in-memory converter', () => {
     expect(converter.requests).toHaveLength(2);
   });
 
-  it('converts a spreadsheet whole for a range: its pages are only known once printed', async () => {
+  it('converts only the asked pages of a spreadsheet, with the page rules of text documents', async () => {
     const { service, converter } = setup();
-    const preview = await service.preview(await sampleDocument('spreadsheet.ods'), {
-      firstPage: 2,
-      lastPage: 2,
+    const spreadsheet = await sampleDocument('spreadsheet.ods');
+    const preview = await service.preview(spreadsheet, { firstPage: 2, lastPage: 9 });
+    expect(preview).toMatchObject({ firstPage: 2, lastPage: 3, pageCount: 3, documentType: 'ods' });
+    expect(await pdfPageTexts(preview.data)).toEqual(['ods page 2 en-US', 'ods page 3 en-US']);
+    expect(converter.requests[0]?.pages).toEqual({ first: 2, last: 9 });
+    await expect(service.preview(spreadsheet, { firstPage: 4, lastPage: 4 })).rejects.toMatchObject({
+      code: 'INVALID_OPTION',
+      message: expect.stringContaining('the document has 3 pages'),
     });
-    expect(preview).toMatchObject({ firstPage: 2, lastPage: 2, pageCount: 3 });
-    expect(converter.requests[0]?.pages).toBeUndefined();
   });
 
   it('converts the same uploaded bytes once, by content hash and locale', async () => {

@@ -146,13 +146,37 @@ describe('LibreOffice pool converting real documents', () => {
       expect(converted).toEqual({ pdf: new Uint8Array(0), pageCount: 3 });
     });
 
-    it('declines spreadsheets without converting them', async () => {
-      const before = converter.status().conversions;
+    it('counts the printed pages of a spreadsheet (a sheet each) and exports only the asked ones', async () => {
       const data = await sampleDocument('spreadsheet.xlsx');
-      expect(
-        await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 1, last: 1 } }),
-      ).toBeUndefined();
-      expect(converter.status().conversions).toBe(before);
+      const converted = await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 2, last: 9 } });
+      expect(converted?.pageCount).toBe(3);
+      const pages = await pdfPageTexts(converted?.pdf ?? new Uint8Array());
+      expect(pages).toHaveLength(2);
+      expect(pages[0]).toContain('Sheet South');
+      expect(pages[1]).toContain('Sheet East');
+    });
+
+    it('counts a long spreadsheet as its whole export paginates it, and exports the same pages', async () => {
+      const data = await sampleDocument('long-sheet.xlsx');
+      const whole = await pdfPageTexts(await converter.convert({ data, type: 'xlsx' }));
+      expect(whole.length).toBeGreaterThan(150);
+      const count = whole.length;
+      const last = await converter.convertPages?.({
+        data,
+        type: 'xlsx',
+        pages: { first: count - 1, last: count + 5 },
+      });
+      expect(last?.pageCount).toBe(count);
+      expect(await pdfPageTexts(last?.pdf ?? new Uint8Array())).toEqual(whole.slice(-2));
+      const first = await converter.convertPages?.({ data, type: 'xlsx', pages: { first: 1, last: 1 } });
+      expect(await pdfPageTexts(first?.pdf ?? new Uint8Array())).toEqual([whole[0]]);
+      expect(whole[0]).toContain('Sheet row 1');
+      const pastEnd = await converter.convertPages?.({
+        data,
+        type: 'xlsx',
+        pages: { first: count + 1, last: count + 1 },
+      });
+      expect(pastEnd).toEqual({ pdf: new Uint8Array(0), pageCount: count });
     });
   });
 });

@@ -6,9 +6,19 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPreviewError } from '../../src/errors.js';
+import { openPdf } from '../../src/pdf/open-pdf.js';
+import { resolvePageSelection } from '../../src/pdf/page-selection.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
+import { selectPages } from '../../src/pdf/select-pages.js';
 import { makeAttachmentEncryptedPdf } from '../../src/testing/attachment-encrypted-pdf.js';
-import { encryptPdf, makeMisparentedPdf, makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import {
+  encryptPdf,
+  makeMisparentedPdf,
+  makeOvercountedPdf,
+  makePdf,
+  pdfPageTexts,
+} from '../../src/testing/pdf-samples.js';
 import { previewFailure } from '../../src/testing/preview-failure.js';
 
 const run = promisify(execFile);
@@ -75,6 +85,36 @@ describe('PDFs from the real world that viewers show', () => {
     const preview = await previewer.preview(misparented, { firstPage: 2, lastPage: 3 });
     expect(preview).toMatchObject({ firstPage: 2, lastPage: 3, pageCount: 3 });
     expect(await pdfPageTexts(preview.data)).toEqual(['Page 2', 'Page 3']);
+  });
+
+  it('refuses pages neither pdf-lib nor mupdf can copy: a page tree whose /Count claims pages it lacks', async () => {
+    const overcounted = await makeOvercountedPdf(3, 5);
+    // Each library on its own: pdf-lib finds 3 pages, mupdf opens the file claiming 5 and cannot graft page 4.
+    expect((await PDFDocument.load(overcounted)).getPageCount()).toBe(3);
+    const opened = await openPdf(overcounted);
+    try {
+      expect(opened.pageCount).toBe(5);
+      const graft = new opened.mupdf.PDFDocument().newGraftMap();
+      expect(() => graft.graftPage(-1, opened.document, 3)).toThrow(/cannot find page 4/);
+      const selection = resolvePageSelection({ firstPage: 4, lastPage: 5 }, opened.pageCount, 100);
+      const error = await previewFailure(selectPages(overcounted, opened, selection));
+      expect(error.code).toBe('UNREADABLE_INPUT');
+      expect(error.cause).toBeInstanceOf(AggregateError);
+      expect((error.cause as AggregateError).errors).toHaveLength(2);
+    } finally {
+      opened.close();
+    }
+    // Through the worker pool: the same refusal, in our words only.
+    const refused = await previewer
+      .preview(overcounted, { firstPage: 4, lastPage: 5 })
+      .catch((error) => error);
+    expect(isPreviewError(refused, 'UNREADABLE_INPUT')).toBe(true);
+    expect(refused.message).toBe(
+      'expected a PDF whose pages can be copied but pages 4-5 of this one are too damaged to copy',
+    );
+    // The pages that exist still copy (mupdf, since pdf-lib's count differs).
+    const first = await previewer.preview(overcounted, { firstPage: 1, lastPage: 2 });
+    expect(await pdfPageTexts(first.data)).toEqual(['Page 1', 'Page 2']);
   });
 
   it('words refusals itself, without the PDF libraries’ own messages', async () => {

@@ -125,26 +125,55 @@ describe('document routes with a warm LibreOffice pool', () => {
     expect(await detailOf(pastEnd)).toContain('the document has 3 pages');
   });
 
-  it('converts page 1 alone for the thumbnail of a spreadsheet and the whole spreadsheet once for every range, with ETags', async () => {
+  it('converts page 1 alone for the thumbnail of a spreadsheet, a named range alone and the rest whole once, with ETags', async () => {
     const { conversions: before, cache: cacheBefore } = await converterDetails();
     const base = `${server.url}/preview/document/${ref.id}/${ref.version}`;
     const thumbnail = await fetch(`${base}/100x100/thumbnail/?service_type=files`);
     expect(thumbnail.status).toBe(200);
     const first = await fetch(`${base}/?service_type=files&first_page=1&last_page=1`);
-    const rest = await fetch(`${base}/?service_type=files&first_page=2`);
+    const clamped = await fetch(`${base}/?service_type=files&first_page=3&last_page=9`);
     expect(await pdfPageTexts(await bodyBytes(first))).toHaveLength(1);
+    const lastPages = await pdfPageTexts(await bodyBytes(clamped));
+    expect(lastPages).toHaveLength(1);
+    expect(lastPages[0]).toContain('Sheet East');
+    const pastEnd = await fetch(`${base}/?service_type=files&first_page=4&last_page=4`);
+    expect(pastEnd.status).toBe(400);
+    expect(await detailOf(pastEnd)).toContain('the document has 3 pages');
+    // Page 1 for the thumbnail, then each named range alone (its printed pages counted first).
+    expect((await converterDetails()).conversions - before).toBe(4);
+    const rest = await fetch(`${base}/?service_type=files&first_page=2`);
     expect(await pdfPageTexts(await bodyBytes(rest))).toHaveLength(2);
+    // Once the whole spreadsheet is converted, any range is taken from it.
+    const middle = await fetch(`${base}/?service_type=files&first_page=2&last_page=2`);
+    expect(await pdfPageTexts(await bodyBytes(middle))).toHaveLength(1);
     const details = await converterDetails();
-    // Page 1 for the thumbnail, then the whole document once: a spreadsheet's pages are only known
-    // once it is printed, so a range of it is not converted alone.
-    expect(details.conversions - before).toBe(2);
-    expect(details.cache.entries - cacheBefore.entries).toBe(3);
+    expect(details.conversions - before).toBe(5);
+    expect(details.cache.entries - cacheBefore.entries).toBe(5);
     const etag = first.headers.get('etag') ?? '';
     const cached = await fetch(`${base}/?service_type=files&first_page=1&last_page=1`, {
       headers: { 'If-None-Match': etag },
     });
     expect(cached.status).toBe(304);
     expect((await fetch(`${server.url}/preview/document/${ref.id}/7/?service_type=files`)).status).toBe(404);
+  });
+
+  it('POST /preview/document/ converts only the named pages of a ~200-page spreadsheet, clamping the end', async () => {
+    const sheet = await sampleDocument('long-sheet.xlsx');
+    const pastEnd = await upload(`${server.url}/preview/document/?first_page=5000&last_page=5000`, sheet);
+    expect(pastEnd.status).toBe(400);
+    const count = Number(/the document has (\d+) pages/.exec(await detailOf(pastEnd))?.[1]);
+    expect(count).toBeGreaterThan(150);
+    const last = await upload(
+      `${server.url}/preview/document/?first_page=${count - 1}&last_page=${count + 10}`,
+      sheet,
+    );
+    expect(last.status).toBe(200);
+    const pages = await pdfPageTexts(await bodyBytes(last));
+    expect(pages).toHaveLength(2);
+    expect(pages[0]).toContain('Sheet South');
+    expect(pages[1]).toContain('Sheet East');
+    const thumbnail = await upload(`${server.url}/preview/document/64x64/thumbnail/`, sheet);
+    expect(thumbnail.status).toBe(200);
   });
 
   it('shows the converter state in /health/ and answers /health/ready/ with 200', async () => {

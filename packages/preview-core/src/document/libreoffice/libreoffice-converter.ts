@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PreviewError } from '../../errors.js';
 import type { ConversionRequest, ConverterStatus, DocumentConverter } from '../document-converter.js';
-import { DOCUMENT_TYPE_INFO } from '../document-type.js';
 import { normaliseLocale } from '../locale.js';
 import { ConversionQueue } from './conversion-queue.js';
 import {
@@ -196,7 +195,6 @@ export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}):
       return (await submit(request, false)).pdf;
     },
     async convertPages(request) {
-      if (DOCUMENT_TYPE_INFO[request.type].family === 'spreadsheet') return undefined;
       const { pdf, pageCount } = await submit(request, true);
       return pageCount === undefined ? undefined : { pdf, pageCount };
     },

@@ -16,7 +16,7 @@ export interface InstanceJob {
   readonly locale: string;
   /** Pages to export, 1-based and inclusive; every page when undefined. */
   readonly pages?: { readonly first: number; readonly last: number } | undefined;
-  /** Count the document's pages first (text and presentations), and export only pages that exist. */
+  /** Count the document's pages first (printed pages of a spreadsheet), and export only pages that exist. */
   readonly countPages?: boolean | undefined;
 }
 
