@@ -8,7 +8,9 @@
 //    another participant hears MEETING_PARTICIPANT_LEFT; after kill -9 of the media node, the time
 //    until MEETING_STOPPED. Target: within 30 s each (default heartbeat 2 s, dead after 5).
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startReferenceServer } from './lib/processes.mjs';
@@ -143,11 +145,20 @@ async function timedJoin(url) {
   return elapsed;
 }
 
+/** What every API node shares: the chat and SAML tables (one database) and the attachment folder. */
+function apiShared(database) {
+  return {
+    CHAT_DATABASE_URL: database,
+    SAML_DATABASE_URL: database,
+    CHAT_BLOB_DIR: mkdtempSync(path.join(tmpdir(), 'bench-cluster-blobs-')),
+  };
+}
+
 /** Milliseconds from kill -9 of an API node, then of the media node, until the survivors are told. */
 async function detection(common, database) {
   const prefix = `bench-detect-${randomUUID()}:`;
   const env = { ...common, CLUSTER_REDIS_PREFIX: prefix };
-  const api = { ...env, NODE_ROLES: 'api', CHAT_DATABASE_URL: database };
+  const api = { ...env, NODE_ROLES: 'api', ...apiShared(database) };
   const media = await startReferenceServer({ ...env, NODE_ROLES: 'media', NODE_ID: 'detect-media' });
   const [doomed, survivor] = await Promise.all([startReferenceServer(api), startReferenceServer(api)]);
   try {
@@ -182,7 +193,7 @@ async function main() {
   const api = await startReferenceServer({
     ...common,
     NODE_ROLES: 'api',
-    CHAT_DATABASE_URL: database,
+    ...apiShared(database),
     CLUSTER_REDIS_PREFIX: prefix,
   });
   try {

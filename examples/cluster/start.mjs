@@ -75,11 +75,18 @@ async function main() {
     DOCUMENT_CONVERTER: process.env.DOCUMENT_CONVERTER ?? 'none',
     MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
   };
+  // What every API node shares: the chat and SAML tables (one database holds both) and the folder
+  // of attachment and picture bytes.
+  const apiShared = {
+    CHAT_DATABASE_URL: chatDatabase,
+    SAML_DATABASE_URL: chatDatabase,
+    CHAT_BLOB_DIR: path.join(work, 'chat-blobs'),
+  };
   const nodes = [
     { name: 'media-1', port: port + 11, env: { NODE_ROLES: 'media' } },
     { name: 'media-2', port: port + 12, env: { NODE_ROLES: 'media' } },
-    { name: 'api-1', port: port + 1, env: { NODE_ROLES: 'api', CHAT_DATABASE_URL: chatDatabase } },
-    { name: 'api-2', port: port + 2, env: { NODE_ROLES: 'api', CHAT_DATABASE_URL: chatDatabase } },
+    { name: 'api-1', port: port + 1, env: { NODE_ROLES: 'api', ...apiShared } },
+    { name: 'api-2', port: port + 2, env: { NODE_ROLES: 'api', ...apiShared } },
   ];
   for (const node of nodes) {
     const dataDir = path.join(work, node.name);

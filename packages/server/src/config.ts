@@ -475,18 +475,40 @@ function xmppConfigOf(values: z.output<typeof environmentSchema>): XmppConfig | 
 }
 
 /**
- * Stops a process whose roles lack what they need: an API node alone shares meetings with other
- * nodes, so it needs the shared database and Redis; a media node takes its commands over Redis.
+ * Stops a process whose roles lack what they need: an API node shares everything with the other
+ * API nodes (the chat and SAML databases, the attachment folder, the token secret) and meetings
+ * with the media nodes over Redis; a media node takes its commands over Redis.
  */
-function assertRolesCanRun(
-  roles: string,
-  databaseUrl: string | undefined,
-  redisUrl: string | undefined,
-): void {
+function assertRolesCanRun(values: {
+  NODE_ROLES: string;
+  CHAT_DATABASE_URL?: string | undefined;
+  SAML_DATABASE_URL?: string | undefined;
+  CHAT_REDIS_URL?: string | undefined;
+  CHAT_BLOB_DIR?: string | undefined;
+  AUTH_JWT_SECRET?: string | undefined;
+  AUTH_JWKS_URL?: string | undefined;
+}): void {
   const problems: string[] = [];
-  const shared = /^postgres(ql)?:\/\//i.test(databaseUrl ?? '');
-  if (roles === 'api' && !shared) {
+  const roles = values.NODE_ROLES;
+  const redisUrl = values.CHAT_REDIS_URL;
+  const isPostgres = (url: string | undefined) => /^postgres(ql)?:\/\//i.test(url ?? '');
+  if (roles === 'api' && !isPostgres(values.CHAT_DATABASE_URL)) {
     problems.push('NODE_ROLES=api needs CHAT_DATABASE_URL set to a postgres:// URL shared by every API node');
+  }
+  if (roles === 'api' && !isPostgres(values.SAML_DATABASE_URL)) {
+    problems.push(
+      'NODE_ROLES=api needs SAML_DATABASE_URL set to a postgres:// URL shared by every API node (a SQLite file per node would give each node its own SAML settings)',
+    );
+  }
+  if (roles === 'api' && values.AUTH_JWT_SECRET === undefined && values.AUTH_JWKS_URL === undefined) {
+    problems.push(
+      'NODE_ROLES=api needs AUTH_JWT_SECRET or AUTH_JWKS_URL: a secret generated at start-up is known to one node only',
+    );
+  }
+  if (roles === 'api' && values.CHAT_BLOB_DIR === undefined) {
+    problems.push(
+      'NODE_ROLES=api needs CHAT_BLOB_DIR set to the folder every API node shares (a mount): a file uploaded through one node is read by whichever node serves it',
+    );
   }
   if (roles !== 'api,media' && redisUrl === undefined) {
     problems.push(`NODE_ROLES=${roles} needs CHAT_REDIS_URL: API and media nodes meet in Redis`);
@@ -511,7 +533,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const values = result.data;
-  assertRolesCanRun(values.NODE_ROLES, values.CHAT_DATABASE_URL, values.CHAT_REDIS_URL);
+  assertRolesCanRun(values);
   const dataDir = path.resolve(values.DATA_DIR);
   return {
     port: values.PORT,

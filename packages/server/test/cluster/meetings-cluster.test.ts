@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { AudioTestClient, toneShare, waitFor } from '@collab-suite/webrtc-sfu/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,7 +88,12 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
       AUTH_JWT_SECRET: testJwtSecret,
       LOG_LEVEL: 'info',
     };
-    const database = { CHAT_DATABASE_URL: await clusterPostgresUrl() };
+    const databaseUrl = await clusterPostgresUrl();
+    const database = {
+      CHAT_DATABASE_URL: databaseUrl,
+      SAML_DATABASE_URL: databaseUrl,
+      CHAT_BLOB_DIR: mkdtempSync(path.join(tmpdir(), 'collab-cluster-blobs-')),
+    };
     const start = async (name: string, env: Record<string, string>) => {
       const node = await startClusterNode(name, env);
       nodes.push(node);
@@ -107,6 +115,40 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
     const left = await redis.keys(`${prefix}*`);
     if (left.length > 0) await redis.del(...left);
     redis.disconnect();
+  });
+
+  it('shares attachments and SAML properties between the API nodes', async () => {
+    const [apiA, apiB] = nodes.filter((node) => node.name.startsWith('api-'));
+    if (apiA === undefined || apiB === undefined) throw new Error('expected two API nodes');
+    const ids = users('dora', 'erin', 'fred');
+    const onA = chatClientFor(apiA.url, token);
+    const onB = chatClientFor(apiB.url, token);
+    const room = await onA(ids.dora)('POST', '/rooms', {
+      json: { type: 'group', name: 'Files', membersIds: [ids.erin, ids.fred] },
+    });
+    expect(room.status, JSON.stringify(room.body)).toBe(201);
+    const uploaded = await onA(ids.dora)('POST', `/rooms/${room.body.id}/attachments`, {
+      body: 'bytes written by node a',
+      headers: { fileName: 'a.txt', mimeType: 'text/plain', 'content-type': 'application/octet-stream' },
+    });
+    expect(uploaded.status).toBe(201);
+    const download = await onB(ids.erin)('GET', `/attachments/${uploaded.body.id}/download`);
+    expect(download.status).toBe(200);
+    expect(download.body).toBe('bytes written by node a');
+
+    const admin = await signLocalToken(testJwtSecret, { userId: 'admin-1', admin: true });
+    const domain = `cluster-${randomUUID().slice(0, 8)}.example`;
+    const put = await fetch(`${apiA.url}/admin/auth/saml/${domain}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ 'idp.entityid': 'https://idp.example.org/entity' }),
+    });
+    expect(put.status).toBe(200);
+    const read = await fetch(`${apiB.url}/admin/auth/saml/${domain}?raw=true`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ 'idp.entityid': 'https://idp.example.org/entity' });
   });
 
   it('serves one meeting from both API nodes, survives a dead API node and moves off a dead media node', async () => {

@@ -11,14 +11,40 @@ describe('NODE_ROLES', () => {
     expect(loadConfig({ NODE_ROLES: ' media , api ' }).cluster.roles).toEqual(['api', 'media']);
   });
 
-  it('stops an API node without a shared PostgreSQL database or without Redis, naming what is missing', () => {
-    expect(configRefusal({ NODE_ROLES: 'api', CHAT_REDIS_URL: redis })).toContain(
+  it('stops an API node without what every API node must share, naming each thing missing', () => {
+    const complete = {
+      NODE_ROLES: 'api',
+      CHAT_DATABASE_URL: postgres,
+      SAML_DATABASE_URL: postgres,
+      CHAT_REDIS_URL: redis,
+      CHAT_BLOB_DIR: '/srv/collab/chat-blobs',
+      AUTH_JWT_SECRET: 'a-secret-of-at-least-thirty-two-bytes!!',
+    };
+    const without = (name: keyof typeof complete) =>
+      configRefusal(Object.fromEntries(Object.entries(complete).filter(([key]) => key !== name)));
+    expect(without('CHAT_DATABASE_URL')).toContain(
       'NODE_ROLES=api needs CHAT_DATABASE_URL set to a postgres:// URL',
     );
-    expect(configRefusal({ NODE_ROLES: 'api', CHAT_DATABASE_URL: postgres })).toContain(
-      'NODE_ROLES=api needs CHAT_REDIS_URL',
+    expect(configRefusal({ ...complete, CHAT_DATABASE_URL: '/var/chat.db' })).toContain(
+      'NODE_ROLES=api needs CHAT_DATABASE_URL set to a postgres:// URL',
     );
-    const config = loadConfig({ NODE_ROLES: 'api', CHAT_DATABASE_URL: postgres, CHAT_REDIS_URL: redis });
+    expect(without('SAML_DATABASE_URL')).toContain(
+      'NODE_ROLES=api needs SAML_DATABASE_URL set to a postgres:// URL',
+    );
+    expect(without('CHAT_REDIS_URL')).toContain('NODE_ROLES=api needs CHAT_REDIS_URL');
+    expect(without('CHAT_BLOB_DIR')).toContain('NODE_ROLES=api needs CHAT_BLOB_DIR');
+    expect(without('AUTH_JWT_SECRET')).toContain('NODE_ROLES=api needs AUTH_JWT_SECRET or AUTH_JWKS_URL');
+    const everything = configRefusal({ NODE_ROLES: 'api' });
+    for (const name of [
+      'CHAT_DATABASE_URL',
+      'SAML_DATABASE_URL',
+      'CHAT_REDIS_URL',
+      'CHAT_BLOB_DIR',
+      'AUTH_JWT_SECRET',
+    ]) {
+      expect(everything).toContain(`needs ${name}`);
+    }
+    const config = loadConfig(complete);
     expect(config.cluster.roles).toEqual(['api']);
     expect(config.meetings.stopActiveAtStart).toBe(false);
   });
