@@ -22,9 +22,6 @@ export default defineConfig({
       '@collab-suite/webrtc-sfu/testing': fileURLToPath(
         new URL('./packages/webrtc-sfu/src/testing/index.ts', import.meta.url),
       ),
-      '@collab-suite/webrtc-sfu/options': fileURLToPath(
-        new URL('./packages/webrtc-sfu/src/options.ts', import.meta.url),
-      ),
       '@collab-suite/webrtc-sfu': packageSource('webrtc-sfu'),
     },
   },

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import path from 'node:path';
-// The options entry, not the package: the package loads werift, which only the media worker needs.
-import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu/options';
+import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);

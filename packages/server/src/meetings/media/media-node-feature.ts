@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../../feature.js';
 import { sfuMetrics } from '../sfu-metrics.js';
 import { sfuOptions } from '../sfu-options.js';
+import { startMediaNode } from './media-node.js';
 
 /**
  * What a `NODE_ROLES=media` process serves: no routes, only its health entry (the meetings it hosts
@@ -11,9 +12,6 @@ export async function createMediaNodeFeature(context: FeatureContext): Promise<S
   const { config, logger } = context;
   const { cluster } = config;
   if (config.chat.redisUrl === undefined) throw new Error('a media node needs CHAT_REDIS_URL');
-  // Loaded here, not at the top: the SFU (werift) weighs megabytes of heap, and only a media node
-  // runs it on its main thread (api,media runs it on a worker of its own).
-  const { startMediaNode } = await import('./media-node.js');
   const node = await startMediaNode({
     redisUrl: config.chat.redisUrl,
     prefix: cluster.redisPrefix,
