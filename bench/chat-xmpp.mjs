@@ -5,8 +5,9 @@
 //      server without XMPP, in alternating rounds; target: rps ratio >= 0.8 (the mirror only writes
 //      an outbox row on the request path; ejabberd is driven in the background). Then how long the
 //      mirror took to apply its backlog after the load.
-//   2. Message round trip between two XMPP clients (TCP, @xmpp/client) in a room of 50 members
-//      (p50/p99: one client sends, the other receives), against the same in a room of 2.
+//   2. Message round trip between two XMPP clients (TCP, @xmpp/client, TCP_NODELAY) in a room of 50
+//      members (p50/p99: one client sends, the other receives), against the same in a room of 2;
+//      then the room of 2 with Nagle's algorithm left on, as the clients did before (40 ms stalls).
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -95,7 +96,7 @@ async function compareCreation(mirrored, plain, domain) {
   );
 }
 
-async function connect(ejabberd, userId) {
+async function connect(ejabberd, userId, noDelay) {
   const token = hs256Token(SECRET, userId, { jid: `${userId}@${ejabberd.domain}` });
   const session = xmppClient({
     service: ejabberd.c2sUrl,
@@ -104,12 +105,19 @@ async function connect(ejabberd, userId) {
     credentials: (authenticate) => authenticate({ username: userId, password: token }, 'PLAIN'),
   });
   session.on('error', () => {});
+  // Node's TCP sockets keep Nagle's algorithm on: a stanza written while an earlier one is not yet
+  // acknowledged (the stream-management <a/> answering the server's <r/>) waits for the peer's
+  // delayed ACK, 40 ms on Linux. ejabberd's listeners set TCP_NODELAY; the client must too.
+  if (noDelay) session.on('connect', () => session.socket?.setNoDelay(true));
   await session.start();
   return session;
 }
 
-/** Round trips of MESSAGES messages from one member to another in a room of `size` members. */
-async function roundTrips(server, ejabberd, size) {
+/**
+ * Round trips of MESSAGES messages from one member to another in a room of `size` members; the
+ * clients' sockets have TCP_NODELAY unless `noDelay` is false (Node's default, kept as a reference).
+ */
+async function roundTrips(server, ejabberd, size, noDelay = true) {
   const [sender, receiver] = [randomUUID(), randomUUID()];
   const others = Array.from({ length: size - 2 }, () => randomUUID());
   const token = hs256Token(SECRET, sender);
@@ -133,7 +141,7 @@ async function roundTrips(server, ejabberd, size) {
     if (Array.isArray(affiliations) && affiliations.length === size) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const [from, to] = [await connect(ejabberd, sender), await connect(ejabberd, receiver)];
+  const [from, to] = [await connect(ejabberd, sender, noDelay), await connect(ejabberd, receiver, noDelay)];
   const waiting = new Map();
   to.on('stanza', (stanza) => {
     if (stanza.name === 'message' && stanza.attrs.type === 'groupchat') waiting.get(stanza.attrs.id)?.();
@@ -193,10 +201,12 @@ async function main() {
     plain = undefined;
     const small = await roundTrips(mirrored, ejabberd, 2);
     const big = await roundTrips(mirrored, ejabberd, BIG_ROOM);
+    const nagle = await roundTrips(mirrored, ejabberd, 2, false);
     console.log(
       `message round trip, ${MESSAGES} messages one at a time: room of ${BIG_ROOM} p50 ${big.p50.toFixed(2)} ms, p99 ${big.p99.toFixed(2)} ms | ` +
         `room of 2 p50 ${small.p50.toFixed(2)} ms, p99 ${small.p99.toFixed(2)} ms\n` +
-        `  p50 ratio ${(big.p50 / small.p50).toFixed(2)}, p99 ratio ${(big.p99 / small.p99).toFixed(2)} (${BIG_ROOM} members against 2)`,
+        `  p50 ratio ${(big.p50 / small.p50).toFixed(2)}, p99 ratio ${(big.p99 / small.p99).toFixed(2)} (${BIG_ROOM} members against 2)\n` +
+        `  reference, room of 2 with Nagle's algorithm left on in the clients (Node's default): p50 ${nagle.p50.toFixed(2)} ms, p99 ${nagle.p99.toFixed(2)} ms`,
     );
   } finally {
     await plain?.stop();

@@ -19,6 +19,8 @@ interface RawClient {
   send(element: unknown): Promise<void>;
   on(event: 'stanza', listener: (stanza: XmlElement) => void): void;
   on(event: 'error', listener: (error: Error) => void): void;
+  on(event: 'connect', listener: () => void): void;
+  socket?: { setNoDelay?(noDelay: boolean): void } | null;
   iqCaller: { request(element: unknown, timeout?: number): Promise<XmlElement> };
 }
 
@@ -61,6 +63,9 @@ export async function connectXmppClient(options: {
   const stanzas: XmlElement[] = [];
   const waiters: { predicate: (stanza: XmlElement) => boolean; resolve(stanza: XmlElement): void }[] = [];
   raw.on('error', () => {});
+  // TCP_NODELAY, as ejabberd's side has: without it each stanza sent right after another waits for
+  // the server's delayed ACK (40 ms). WebSocket sockets have no setNoDelay here and need none.
+  raw.on('connect', () => raw.socket?.setNoDelay?.(true));
   raw.on('stanza', (stanza) => {
     stanzas.push(stanza);
     for (const waiter of [...waiters]) {
