@@ -69,4 +69,14 @@ export interface MirrorOutbox {
   countMirrorOperations(): Promise<number>;
   /** Ids of every room, in id order, after `after` (for a full resync of the mirror). */
   listRoomIds(page: { limit: number; after?: string | undefined }): Promise<string[]>;
+  /**
+   * Optional: tells `listener` whenever operations were queued, by this process or any other sharing
+   * the database, so that the drainer holding the lease applies them at once instead of at its next
+   * poll. `leaseOwner` is the owner whose lease was valid when they were queued, or `undefined` when
+   * no lease was valid or the store cannot tell (after reconnecting, when notices may have been
+   * missed): then any drainer should look. Resolves, with a function that stops listening, once the
+   * store listens (or, if it could not, once it keeps trying in the background). Stores without it
+   * (one process) leave the drainer to its own wake-ups and its poll.
+   */
+  onMirrorOperationsQueued?(listener: (leaseOwner: string | undefined) => void): Promise<() => Promise<void>>;
 }

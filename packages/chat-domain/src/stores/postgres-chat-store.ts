@@ -6,6 +6,7 @@ import { roomColumns, throwConstraintViolation } from './constraint-violations.j
 import { createPostgresFileQueries, type PostgresContext } from './postgres-file-queries.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
+import { createPostgresMirrorListener, mirrorListenerApplicationName } from './postgres-mirror-listener.js';
 import { createPostgresMirrorOutbox, queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
 import { migratePostgres } from './postgres-schema.js';
 import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
@@ -51,7 +52,9 @@ function translatePostgresError(error: unknown, roomId: string, userId?: string)
 
 /**
  * Opens a {@link ChatStore} on PostgreSQL (pg) and applies pending schema migrations. Ids must be
- * UUIDs. A store opened with a connection string closes its pool on `close()`.
+ * UUIDs. A store opened with a connection string closes its pool on `close()`. While an XMPP mirror
+ * drains it, the store holds one more connection, outside the pool, that LISTENs for the outbox's
+ * notices (`onMirrorOperationsQueued`); `close()` closes it.
  */
 export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<PostgresChatStore> {
   const ownsPool = !('pool' in options);
@@ -86,6 +89,11 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     (await rows<RoomRow>(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = $1`, [roomId]))[0];
 
   const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
+  const connection =
+    'pool' in options ? options.pool.options : { connectionString: options.connectionString };
+  const mirrorListener = createPostgresMirrorListener({
+    newClient: () => new pg.Client({ ...connection, application_name: mirrorListenerApplicationName }),
+  });
   let closed = false;
   return {
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
@@ -93,6 +101,8 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     ...createPostgresMeetingQueries(context),
     ...createPostgresMemberQueries(context),
     ...createPostgresMirrorOutbox(context),
+    // A connection of its own, outside the pool, LISTENs while a mirror drains this store.
+    onMirrorOperationsQueued: (listener) => mirrorListener.subscribe(listener),
     async insertRoom(room, members, oneToOneKey, messages) {
       try {
         await transaction(async (client) => {
@@ -227,6 +237,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     async close() {
       if (closed) return;
       closed = true;
+      await mirrorListener.close();
       if (ownsPool) await pool.end();
     },
   };

@@ -145,6 +145,21 @@ CREATE TRIGGER chat_room_members_mirror_owner AFTER UPDATE ON chat_room_members
   FOR EACH ROW WHEN (OLD.owner IS DISTINCT FROM NEW.owner)
   EXECUTE FUNCTION chat_mirror_queue_room();`,
   },
+  {
+    // Every statement inserting into the outbox notifies the drainers (at commit; notices of one
+    // transaction with the same payload are delivered once). The payload names the owner of a valid
+    // lease, so that only that drainer wakes; empty when none is valid, and then every drainer looks.
+    version: 6,
+    sql: `
+CREATE FUNCTION chat_mirror_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('chat_mirror_outbox',
+    COALESCE((SELECT owner FROM chat_mirror_lease WHERE id = 1 AND lease_until > now()), ''));
+  RETURN NULL;
+END $$;
+CREATE TRIGGER chat_mirror_outbox_notify AFTER INSERT ON chat_mirror_outbox
+  FOR EACH STATEMENT EXECUTE FUNCTION chat_mirror_notify();`,
+  },
 ];
 
 /**

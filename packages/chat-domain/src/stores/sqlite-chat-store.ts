@@ -73,7 +73,9 @@ const readMethods = [
   'listRoomIds',
 ] as const satisfies readonly (keyof ChatStoreWithoutRoomLock)[];
 
-type ClassifiedMethod = (typeof writeMethods)[number] | (typeof readMethods)[number] | 'close';
+/** Optional hooks the SQLite store does not have (one process owns the file: nobody else queues). */
+type AbsentHook = 'onMirrorOperationsQueued';
+type ClassifiedMethod = (typeof writeMethods)[number] | (typeof readMethods)[number] | 'close' | AbsentHook;
 /**
  * Every store method is a read or a write. A method added to the port but to neither list stops
  * the build here: unlisted, it would write on the calling thread and wait there for the writer.

@@ -31,6 +31,11 @@ export const xmppMirrorOptionsSchema = z.object({
   createId: idFactorySchema.optional(),
   /** Told about every failed attempt and every dropped message. @default ignores them */
   onError: backgroundErrorHandlerSchema.optional(),
+  /**
+   * Start of the name this drainer holds the outbox's lease under (a random id is appended), so that
+   * the lease (`chat_mirror_lease.owner` in SQL stores) tells which process drains. @default "drainer"
+   */
+  drainerName: z.string().min(1).max(100).default('drainer'),
   /** Longest an API call may take before it counts as failed. @default 10000 */
   commandTimeoutMs: z.number().int().positive().default(10_000),
   /** Operations claimed at once: bounds the work between two lease renewals. @default 50 */
@@ -39,12 +44,18 @@ export const xmppMirrorOptionsSchema = z.object({
   retryBaseMs: z.number().int().positive().default(250),
   /** Longest wait between attempts while ejabberd is down: how late the mirror catches up at most. @default 15000 */
   retryMaxMs: z.number().int().positive().default(15_000),
-  /** How long a claim of the outbox holds against other processes; renewed with each claim. @default 30000 */
+  /**
+   * How long a claim of the outbox holds against other processes; renewed with each claim. When the
+   * process holding it dies, another takes over once it has run out, so it bounds that pause. A batch
+   * stops and is claimed again after half of it, so one API call should take well under half (see
+   * `commandTimeoutMs`). A mirror that closes ends its lease at once. @default 30000
+   */
   leaseMs: z.number().int().positive().default(30_000),
   /**
-   * How often an idle drainer looks at the outbox. Messages wake it at once; room changes the store
-   * queues by itself (an owner demoted, a room deleted, changes made by other processes) wait for
-   * this, so it bounds how long XMPP lags behind them. Each look renews the lease (a small write).
+   * How often an idle drainer looks at the outbox. Messages wake it at once; so does everything
+   * queued, by any process, when the store notifies (`onMirrorOperationsQueued`: PostgreSQL); other
+   * room changes (in SQLite, those the store queues by itself) wait for this, so it bounds how long
+   * XMPP lags behind them. Each look renews the lease (a small write): keep it well under `leaseMs`.
    * @default 1000
    */
   pollIntervalMs: z.number().int().positive().default(1000),

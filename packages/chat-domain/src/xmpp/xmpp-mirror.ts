@@ -58,7 +58,7 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     authorization: resolved.authorization,
     timeoutMs: resolved.commandTimeoutMs,
   });
-  const owner = `drainer-${resolved.createId()}`;
+  const owner = `${resolved.drainerName}-${resolved.createId()}`;
 
   const syncRoom = async (roomId: string) => {
     const record = await store.getRoom(roomId);
@@ -96,10 +96,13 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
 
   let closed = false;
   let loop: Promise<void> | undefined;
+  let stopListening: (() => Promise<void>) | undefined;
   /** Ends the current pause early when it may be woken (idle, not backing off). */
   let wake: (() => void) | undefined;
   /** Ends the current pause, whatever it is (closing). */
   let interrupt: (() => void) | undefined;
+  /** A wake-up came since the last claim began: the next idle pause ends at once. */
+  let woken = false;
   let idleWaiters: (() => void)[] = [];
   const pause = (ms: number, wakeable: boolean) =>
     new Promise<void>((resolve) => {
@@ -111,14 +114,26 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
       };
       const timer = setTimeout(done, ms);
       interrupt = done;
-      if (wakeable) wake = done;
+      if (wakeable) {
+        wake = done;
+        // Queued while the claim that found nothing was under way: look again now.
+        if (woken) done();
+      }
     });
-  const kick = () => wake?.();
+  const kick = () => {
+    woken = true;
+    wake?.();
+  };
 
-  /** Applies entries in order, forgetting each once applied; false when one failed. */
-  const applyInOrder = async (entries: readonly MirrorOutboxEntry[]): Promise<boolean> => {
+  /**
+   * Applies entries in order, forgetting each once applied; false when one failed. Stops early
+   * (true) once half the lease has gone by since `claimedAt`, so that the rest is claimed again,
+   * renewing the lease, rather than applied by a drainer whose lease may have passed to another.
+   */
+  const applyInOrder = async (entries: readonly MirrorOutboxEntry[], claimedAt: Date): Promise<boolean> => {
     for (const [index, entry] of entries.entries()) {
       if (closed) return true;
+      if (clock.now().getTime() - claimedAt.getTime() >= resolved.leaseMs / 2) return true;
       if (supersededLater(entries, index)) {
         await store.forgetMirrorOperations([entry.sequence]);
         continue;
@@ -149,6 +164,7 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     while (!closed) {
       let succeeded = true;
       let claimedNothing = false;
+      woken = false;
       try {
         const now = clock.now();
         const entries = await store.claimMirrorOperations({
@@ -158,7 +174,7 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
           leaseUntil: new Date(now.getTime() + resolved.leaseMs),
         });
         claimedNothing = entries.length === 0;
-        if (!claimedNothing) succeeded = await applyInOrder(entries);
+        if (!claimedNothing) succeeded = await applyInOrder(entries, now);
       } catch (error) {
         onError(error, 'reading the XMPP mirror outbox');
         succeeded = false;
@@ -180,6 +196,19 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     }
   };
 
+  /**
+   * Ends this drainer's lease, if it holds it, by renewing it until now: another process takes the
+   * outbox over at its next look instead of after the lease runs out.
+   */
+  const releaseLease = async () => {
+    const now = clock.now();
+    try {
+      await store.claimMirrorOperations({ owner, limit: 1, now, leaseUntil: now });
+    } catch (error) {
+      onError(error, 'releasing the XMPP mirror lease');
+    }
+  };
+
   return {
     async dispatch() {
       kick();
@@ -187,7 +216,13 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     async start() {
       if (closed || loop) return;
       await store.setMirrorOutboxEnabled(true);
-      loop ??= drain();
+      if (loop) return;
+      loop = drain();
+      // Operations queued by other processes wake this drainer too, when it holds the lease.
+      stopListening = await store.onMirrorOperationsQueued?.((leaseOwner) => {
+        if (leaseOwner === undefined || leaseOwner === owner) kick();
+      });
+      if (closed) await stopListening?.();
     },
     idle() {
       if (!loop) return Promise.reject(new Error('the XMPP mirror is not started'));
@@ -201,11 +236,14 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
       await admin.command('status', {});
     },
     async close() {
+      if (closed) return;
       closed = true;
       interrupt?.();
+      await stopListening?.();
       await loop;
       for (const resolve of idleWaiters) resolve();
       idleWaiters = [];
+      if (loop) await releaseLease();
     },
   };
 }
