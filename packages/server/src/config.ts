@@ -193,6 +193,13 @@ export const environmentSchema = z.object({
   CHAT_XMPP_API_PASSWORD: optionalText,
   /** XMPP over WebSocket URL that browsers use (given to the chat page); unset: the page cannot chat. */
   CHAT_XMPP_WEBSOCKET_URL: urlWith(['ws', 'wss']),
+  /**
+   * How long the mirror's lease on the outbox holds, in milliseconds: one process drains at a time,
+   * and when it dies another takes over once its lease has run out.
+   */
+  CHAT_XMPP_LEASE_MS: integer(1000).max(3_600_000).default(30_000),
+  /** How often an idle drainer looks at the outbox, in milliseconds (renewing its lease). */
+  CHAT_XMPP_POLL_MS: integer(50).max(3_600_000).default(1000),
   /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
   MEETING_ICE_ANNOUNCED_ADDRESSES: addressList,
   /** Extra local addresses to gather media candidates on, comma-separated (loopback is skipped unless listed). */
@@ -438,6 +445,10 @@ export interface XmppConfig {
   mucDomain: string;
   credentials: { user: string; password: string } | undefined;
   webSocketUrl: string | undefined;
+  /** How long the drainer's lease on the outbox holds, in milliseconds. */
+  leaseMs: number;
+  /** How often an idle drainer looks at the outbox, in milliseconds. */
+  pollIntervalMs: number;
 }
 
 /** The XMPP settings, all or nothing. @throws ConfigError when they do not fit together */
@@ -470,6 +481,8 @@ function xmppConfigOf(values: z.output<typeof environmentSchema>): XmppConfig | 
     mucDomain,
     credentials: user !== undefined && password !== undefined ? { user, password } : undefined,
     webSocketUrl: values.CHAT_XMPP_WEBSOCKET_URL,
+    leaseMs: values.CHAT_XMPP_LEASE_MS,
+    pollIntervalMs: values.CHAT_XMPP_POLL_MS,
   };
 }
 

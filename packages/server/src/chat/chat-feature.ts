@@ -64,7 +64,7 @@ export async function createChatFeature(
   });
   // Without XMPP the store stops queueing room changes: nobody would apply them.
   const xmpp = config.chat.xmpp
-    ? await startXmppMirrorPart(config.chat.xmpp, ports.store, logger)
+    ? await startXmppMirrorPart(config.chat.xmpp, ports.store, logger, `node-${config.cluster.nodeId}`)
     : await ports.store.setMirrorOutboxEnabled(false);
   const service = createChatService({
     ...ports,

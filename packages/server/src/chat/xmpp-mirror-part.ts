@@ -9,12 +9,15 @@ export interface XmppMirrorPart {
   health: HealthCheck;
 }
 
-/** Creates the mirror from the configuration; `start()` is left to the caller. */
+/**
+ * Creates the mirror from the configuration; `start()` is left to the caller. `drainerName` starts
+ * the name its lease is held under (the server passes its node id).
+ */
 export function createXmppMirrorFromConfig(
   xmpp: XmppConfig,
   store: ChatStore,
   logger: Logger,
-  options: { retryMaxMs?: number } = {},
+  options: { retryMaxMs?: number; drainerName?: string } = {},
 ): XmppMirror {
   const { credentials } = xmpp;
   const basic =
@@ -25,7 +28,10 @@ export function createXmppMirrorFromConfig(
     domain: xmpp.domain,
     mucDomain: xmpp.mucDomain,
     ...(basic ? { authorization: async () => basic } : {}),
+    leaseMs: xmpp.leaseMs,
+    pollIntervalMs: xmpp.pollIntervalMs,
     ...(options.retryMaxMs ? { retryMaxMs: options.retryMaxMs } : {}),
+    ...(options.drainerName ? { drainerName: options.drainerName } : {}),
     onError: (error, during) =>
       logger.warn({ reason: error instanceof Error ? error.message : String(error), during }, 'XMPP mirror'),
   });
@@ -39,8 +45,9 @@ export async function startXmppMirrorPart(
   xmpp: XmppConfig,
   store: ChatStore,
   logger: Logger,
+  drainerName?: string,
 ): Promise<XmppMirrorPart> {
-  const mirror = createXmppMirrorFromConfig(xmpp, store, logger);
+  const mirror = createXmppMirrorFromConfig(xmpp, store, logger, drainerName ? { drainerName } : {});
   await mirror.start();
   return {
     mirror,

@@ -20,6 +20,8 @@ describe('XMPP mirror configuration', () => {
       mucDomain: 'muc.chat.example.com',
       credentials: undefined,
       webSocketUrl: undefined,
+      leaseMs: 30_000,
+      pollIntervalMs: 1000,
     });
     const full = loadConfig({
       CHAT_XMPP_URL: 'https://xmpp.example.com/api',
@@ -70,6 +72,17 @@ describe('XMPP mirror configuration', () => {
         CHAT_XMPP_WEBSOCKET_URL: 'http://x/ws',
       }),
     ).toContain('CHAT_XMPP_WEBSOCKET_URL: expected a ws:// or wss:// URL');
+  });
+
+  it('reads the lease and poll of the outbox drainer, within their bounds', () => {
+    const xmpp = { CHAT_XMPP_URL: 'http://x/api', CHAT_XMPP_DOMAIN: 'example.com' };
+    expect(
+      loadConfig({ ...xmpp, CHAT_XMPP_LEASE_MS: '2000', CHAT_XMPP_POLL_MS: '50' }).chat.xmpp,
+    ).toMatchObject({ leaseMs: 2000, pollIntervalMs: 50 });
+    expect(configRefusal({ ...xmpp, CHAT_XMPP_LEASE_MS: '999' })).toContain('CHAT_XMPP_LEASE_MS');
+    expect(configRefusal({ ...xmpp, CHAT_XMPP_LEASE_MS: '3600001' })).toContain('CHAT_XMPP_LEASE_MS');
+    expect(configRefusal({ ...xmpp, CHAT_XMPP_POLL_MS: '49' })).toContain('CHAT_XMPP_POLL_MS');
+    expect(configRefusal({ ...xmpp, CHAT_XMPP_POLL_MS: '3600001' })).toContain('CHAT_XMPP_POLL_MS');
   });
 
   it('puts the JID claim ejabberd reads into local tokens when an XMPP domain is given', async () => {
