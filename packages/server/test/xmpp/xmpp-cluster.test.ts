@@ -210,7 +210,7 @@ describe('the XMPP mirror of several server processes on one PostgreSQL database
     // Whatever the first test left (it ends the lease of its processes, unless it failed).
     await Promise.all(nodes.map((node) => node.kill('SIGKILL')));
     await database.query('DELETE FROM chat_mirror_lease');
-    const quick = { CHAT_XMPP_POLL_MS: '200', CHAT_XMPP_LEASE_MS: '3000' };
+    const quick = { CHAT_XMPP_POLL_MS: '200', CHAT_XMPP_LEASE_MS: '5000' };
     const draining = await startNode('xc', quick);
     await leaseHeldBy('xc');
     const standby = await startNode('xd', quick);
