@@ -8,7 +8,13 @@
 //   2. Message round trip between two XMPP clients (TCP, @xmpp/client, TCP_NODELAY) in a room of 50
 //      members (p50/p99: one client sends, the other receives), against the same in a room of 2;
 //      then the room of 2 with Nagle's algorithm left on, as the clients did before (40 ms stalls).
+//   3. Two servers on one PostgreSQL database (BENCH_DATABASE_URL's server; a database of the
+//      bench's own, BENCH_CHAT_XMPP_DATABASE, dropped and created afresh): how long a room created
+//      through the server that does not drain takes to appear in ejabberd (woken by NOTIFY), against
+//      one created through the server that drains; the drainer's poll (1 s) is what it would be
+//      without the notice.
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -22,6 +28,9 @@ const DURATION_SECONDS = 3;
 const ROUNDS = 3;
 const MESSAGES = 200;
 const BIG_ROOM = 50;
+const LAG_ROOMS = 40;
+const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const pg = createRequire(path.join(root, 'packages/server/package.json'))('pg');
 
 const { startPrivateEjabberd } = await import(
   pathToFileURL(path.join(root, 'packages/chat-domain/dist/testing.js')).href
@@ -176,6 +185,95 @@ async function roundTrips(server, ejabberd, size, noDelay = true) {
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
 
+/** A fresh database for the two servers: the outbox and its lease are global to a database. */
+async function freshDatabaseUrl() {
+  const name = process.env.BENCH_CHAT_XMPP_DATABASE ?? 'collab_bench_chat_xmpp';
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Milliseconds from `POST /rooms` (a group of 3) on `server` until ejabberd lists its 3 affiliations. */
+async function mirrorLag(server, ejabberd) {
+  const owner = randomUUID();
+  const sent = performance.now();
+  const created = await fetch(`${server.url}/rooms`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${hs256Token(SECRET, owner)}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: 'group', name: 'Lag', membersIds: [randomUUID(), randomUUID()] }),
+  });
+  const roomId = (await created.json()).id;
+  for (;;) {
+    const answer = await fetch(`${ejabberd.apiUrl}/get_room_affiliations`, {
+      method: 'POST',
+      body: JSON.stringify({ name: roomId, service: ejabberd.mucDomain }),
+    });
+    const affiliations = await answer.json();
+    if (Array.isArray(affiliations) && affiliations.length === 3) return performance.now() - sent;
+    if (performance.now() - sent > 30_000) throw new Error(`room ${roomId} not mirrored after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Part 3: two servers on one PostgreSQL database, rooms created alternately through each. */
+async function compareAcrossProcesses(ejabberd, xmppEnvironment) {
+  const databaseUrl = await freshDatabaseUrl();
+  const database = new pg.Client({ connectionString: databaseUrl });
+  const servers = [];
+  try {
+    const shared = { ...xmppEnvironment, CHAT_DATABASE_URL: databaseUrl };
+    servers.push(await startReferenceServer({ ...shared, NODE_ID: 'bench-drainer' }));
+    await database.connect();
+    // Alone, the first server takes the lease; it keeps it while it polls.
+    let drainerOwner;
+    while (drainerOwner === undefined) {
+      const lease = await database.query('SELECT owner FROM chat_mirror_lease').catch(() => ({ rows: [] }));
+      drainerOwner = lease.rows[0]?.owner;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    servers.push(await startReferenceServer({ ...shared, NODE_ID: 'bench-other' }));
+    const [drainer, other] = servers;
+    await mirrorLag(drainer, ejabberd);
+    await mirrorLag(other, ejabberd);
+    // Each room starts on an idle drainer: one still busy with the previous room's messages would
+    // pick the next room up without being woken, and hide what waking costs.
+    const idle = async () => {
+      for (;;) {
+        const { rows } = await database.query('SELECT count(*) AS count FROM chat_mirror_outbox');
+        if (Number(rows[0].count) === 0) return;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    const through = { drainer: [], other: [] };
+    for (let index = 0; index < LAG_ROOMS; index += 1) {
+      await idle();
+      through.other.push(await mirrorLag(other, ejabberd));
+      await idle();
+      through.drainer.push(await mirrorLag(drainer, ejabberd));
+    }
+    const owner = (await database.query('SELECT owner FROM chat_mirror_lease')).rows[0]?.owner;
+    if (owner !== drainerOwner) throw new Error(`the lease moved from ${drainerOwner} to ${owner}`);
+    const line = (values) =>
+      `p50 ${percentile(values, 0.5).toFixed(1)} ms, p99 ${percentile(values, 0.99).toFixed(1)} ms`;
+    console.log(
+      `room created -> in ejabberd, two servers on one PostgreSQL database, ${LAG_ROOMS} rooms each, one at a time:\n` +
+        `  through the server that does not drain (woken by NOTIFY) ${line(through.other)} | ` +
+        `through the draining server ${line(through.drainer)} | the drainer's poll: 1000 ms`,
+    );
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    await database.end().catch(() => {});
+  }
+}
+
 async function main() {
   const ejabberd = await startPrivateEjabberd({ jwtSecret: SECRET });
   // One user creates every room: no creation rate limit, no cap on rooms per user.
@@ -191,6 +289,11 @@ async function main() {
   let mirrored;
   let plain;
   try {
+    // `node bench/chat-xmpp.mjs across` runs part 3 alone.
+    if (process.argv[2] === 'across') {
+      await compareAcrossProcesses(ejabberd, xmppEnvironment);
+      return;
+    }
     mirrored = await startReferenceServer(xmppEnvironment);
     plain = await startReferenceServer({ ...unlimited, AUTH_JWT_SECRET: SECRET });
     console.log(
@@ -208,6 +311,9 @@ async function main() {
         `  p50 ratio ${(big.p50 / small.p50).toFixed(2)}, p99 ratio ${(big.p99 / small.p99).toFixed(2)} (${BIG_ROOM} members against 2)\n` +
         `  reference, room of 2 with Nagle's algorithm left on in the clients (Node's default): p50 ${nagle.p50.toFixed(2)} ms, p99 ${nagle.p99.toFixed(2)} ms`,
     );
+    await mirrored.stop();
+    mirrored = undefined;
+    await compareAcrossProcesses(ejabberd, xmppEnvironment);
   } finally {
     await plain?.stop();
     await mirrored?.stop();
