@@ -58,6 +58,14 @@ describe('the XMPP mirror lease', () => {
     await drained(store, 5000);
   });
 
+  it('refuses an API call timeout of half the lease or more', () => {
+    const store = createMemoryChatStore();
+    expect(() => mirrorOn(store, { leaseMs: 20_000 })).toThrow(
+      /commandTimeoutMs must be under half of leaseMs/,
+    );
+    expect(() => mirrorOn(store, { leaseMs: 2000, commandTimeoutMs: 999 })).not.toThrow();
+  });
+
   it('stops a batch after half the lease and claims the rest again, applying at least one each time', async () => {
     const store = createMemoryChatStore();
     const claimed: number[] = [];
@@ -79,7 +87,7 @@ describe('the XMPP mirror lease', () => {
     let readings = 0;
     const clock = { now: () => new Date(Date.UTC(2030, 0, 1) + 600 * readings++) };
     await store.enqueueMirrorOperations(roomOperations(4), new Date());
-    await mirrorOn(counting, { leaseMs: 1000, clock }).start();
+    await mirrorOn(counting, { leaseMs: 1000, commandTimeoutMs: 400, clock }).start();
     await drained(store, 10_000);
     expect(claimed.filter((count) => count > 0)).toEqual([4, 3, 2, 1]);
   });

@@ -29,6 +29,8 @@ export function createXmppMirrorFromConfig(
     mucDomain: xmpp.mucDomain,
     ...(basic ? { authorization: async () => basic } : {}),
     leaseMs: xmpp.leaseMs,
+    // Under half the lease, as the mirror requires: 10 s unless the lease is shorter than 40 s.
+    commandTimeoutMs: Math.min(10_000, Math.floor(xmpp.leaseMs / 4)),
     pollIntervalMs: xmpp.pollIntervalMs,
     ...(options.retryMaxMs ? { retryMaxMs: options.retryMaxMs } : {}),
     ...(options.drainerName ? { drainerName: options.drainerName } : {}),
