@@ -95,6 +95,7 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
   };
 
   let closed = false;
+  let closing: Promise<void> | undefined;
   let loop: Promise<void> | undefined;
   let stopListening: (() => Promise<void>) | undefined;
   /** Ends the current pause early when it may be woken (idle, not backing off). */
@@ -236,15 +237,17 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
     async check() {
       await admin.command('status', {});
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      interrupt?.();
-      await stopListening?.();
-      await loop;
-      for (const resolve of idleWaiters) resolve();
-      idleWaiters = [];
-      if (loop) await releaseLease();
+    close() {
+      closing ??= (async () => {
+        closed = true;
+        interrupt?.();
+        await stopListening?.();
+        await loop;
+        for (const resolve of idleWaiters) resolve();
+        idleWaiters = [];
+        if (loop) await releaseLease();
+      })();
+      return closing;
     },
   };
 }
