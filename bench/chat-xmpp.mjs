@@ -289,19 +289,22 @@ async function main() {
   let mirrored;
   let plain;
   try {
-    // `node bench/chat-xmpp.mjs across` runs part 3 alone.
-    if (process.argv[2] === 'across') {
+    // `node bench/chat-xmpp.mjs across` runs part 3 alone, `round-trips` part 2 alone.
+    const only = process.argv[2];
+    if (only === 'across') {
       await compareAcrossProcesses(ejabberd, xmppEnvironment);
       return;
     }
     mirrored = await startReferenceServer(xmppEnvironment);
-    plain = await startReferenceServer({ ...unlimited, AUTH_JWT_SECRET: SECRET });
-    console.log(
-      `database: sqlite; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
-    );
-    await compareCreation(mirrored, plain, ejabberd.domain);
-    await plain.stop();
-    plain = undefined;
+    if (only !== 'round-trips') {
+      plain = await startReferenceServer({ ...unlimited, AUTH_JWT_SECRET: SECRET });
+      console.log(
+        `database: sqlite; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
+      );
+      await compareCreation(mirrored, plain, ejabberd.domain);
+      await plain.stop();
+      plain = undefined;
+    }
     const small = await roundTrips(mirrored, ejabberd, 2);
     const big = await roundTrips(mirrored, ejabberd, BIG_ROOM);
     const nagle = await roundTrips(mirrored, ejabberd, 2, false);
@@ -313,7 +316,7 @@ async function main() {
     );
     await mirrored.stop();
     mirrored = undefined;
-    await compareAcrossProcesses(ejabberd, xmppEnvironment);
+    if (only !== 'round-trips') await compareAcrossProcesses(ejabberd, xmppEnvironment);
   } finally {
     await plain?.stop();
     await mirrored?.stop();
