@@ -50,6 +50,12 @@ except ImportError as import_error:  # python without python3-uno
 
 NEVER_EXECUTE_MACROS = 0
 NO_LINK_UPDATES = 0
+WRITER_SERVICES = ("com.sun.star.text.TextDocument", "com.sun.star.text.GlobalDocument",
+                   "com.sun.star.text.WebDocument")
+
+
+class CommentsKept(Exception):
+    """A Writer document kept comments that could not be removed: showing it would crash soffice."""
 
 
 def properties(**values):
@@ -107,16 +113,63 @@ class Converter:
         self.current_locale = locale
 
     def load(self, path, filter_name):
-        """Opens a document hidden and inert. OnMainThread makes soffice load it on its main thread, as
-        `soffice --convert-to` does, instead of on the thread serving this remote UNO call: that thread
-        is the one difference between the two ways of loading, and importers that build charts, OLE
-        objects or other window-bound parts are only exercised on the main thread."""
+        """Opens a document hidden and inert. A Writer document is loaded as a model first, its comments
+        removed, then shown in a hidden frame (see `load_text`); other documents are loaded at once.
+        OnMainThread makes soffice build the view on its main thread, as `soffice --convert-to` does."""
+        if filter_name is None:
+            filter_name = self.detect_filter(path)
+        service = self.document_service(filter_name)
+        if service in WRITER_SERVICES:
+            return self.load_text(path, filter_name, service)
         values = dict(Hidden=True, ReadOnly=True, OnMainThread=True, MacroExecutionMode=NEVER_EXECUTE_MACROS,
                       UpdateDocMode=NO_LINK_UPDATES)
         if filter_name:
             values["FilterName"] = filter_name
         return self.desktop.loadComponentFromURL(uno.systemPathToFileUrl(path), "_blank", 0,
                                                  properties(**values))
+
+    def load_text(self, path, filter_name, service):
+        """Writer lays out comment windows in an event it posts when it creates a view of a commented
+        document; built from modules/swriter/ui/annotation.ui, which the -nogui packages do not ship,
+        the event throws and soffice aborts (exit 134). `soffice --convert-to` exports and closes the
+        document before its main loop runs that event; a warm soffice returns to its loop after the
+        load. So the document is loaded without a view, its comments removed (they are not exported
+        to the PDF anyway), and only then shown in a hidden frame."""
+        model = self.context.ServiceManager.createInstanceWithContext(service, self.context)
+        try:
+            model.load(properties(URL=uno.systemPathToFileUrl(path), FilterName=filter_name, ReadOnly=True,
+                                  MacroExecutionMode=NEVER_EXECUTE_MACROS, UpdateDocMode=NO_LINK_UPDATES))
+            left = remove_comments(model)
+            if left:
+                raise CommentsKept("%d comment(s) of the document could not be removed before showing it" % left)
+            return self.desktop.loadComponentFromURL("private:object", "_blank", 0,
+                                                     properties(Model=model, Hidden=True, OnMainThread=True))
+        except BaseException:
+            close_quietly(model)
+            raise
+
+    def detect_filter(self, path):
+        """The import filter LibreOffice's deep type detection picks for the file, or None."""
+        detection = self.context.ServiceManager.createInstanceWithContext(
+            "com.sun.star.document.TypeDetection", self.context)
+        type_name, descriptor = detection.queryTypeByDescriptor(
+            properties(URL=uno.systemPathToFileUrl(path)), True)
+        if not type_name:
+            return None
+        chosen = dict((item.Name, item.Value) for item in descriptor).get("FilterName")
+        if chosen:
+            return chosen
+        return dict((item.Name, item.Value) for item in detection.getByName(type_name)).get("PreferredFilter")
+
+    def document_service(self, filter_name):
+        """The document service (com.sun.star.text.TextDocument, ...) an import filter creates."""
+        if not filter_name:
+            return None
+        filters = self.context.ServiceManager.createInstanceWithContext(
+            "com.sun.star.document.FilterFactory", self.context)
+        if not filters.hasByName(filter_name):
+            return None
+        return dict((item.Name, item.Value) for item in filters.getByName(filter_name)).get("DocumentService")
 
     def open(self, request):
         """Opens with the import filter the content was recognised as; when that filter refuses the
@@ -172,6 +225,30 @@ class Converter:
         finally:
             close_quietly(document)
         return answer
+
+
+def remove_comments(model):
+    """Removes every comment (annotation field) of a Writer model, with change tracking off so that the
+    removal is not recorded as a tracked deletion that keeps the comment; returns how many are left."""
+    info = model.getPropertySetInfo()
+    if info.hasPropertyByName("RecordChanges"):
+        model.setPropertyValue("RecordChanges", False)
+    for field in annotations(model):
+        try:
+            field.getAnchor().getText().removeTextContent(field)
+        except Exception:  # NoSuchElementException, a comment in a part that refuses the removal
+            field.dispose()
+    return len(annotations(model))
+
+
+def annotations(model):
+    result = []
+    fields = model.getTextFields().createEnumeration()
+    while fields.hasMoreElements():
+        field = fields.nextElement()
+        if field.supportsService("com.sun.star.text.textfield.Annotation"):
+            result.append(field)
+    return result
 
 
 def count_pages(document):

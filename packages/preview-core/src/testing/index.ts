@@ -1,5 +1,10 @@
 export { makeAttachmentEncryptedPdf } from './attachment-encrypted-pdf.js';
 export {
+  type CommentedDocumentSpec,
+  makeCommentedDocx,
+  makeCommentedOdt,
+} from './commented-documents.js';
+export {
   type CompoundStreamSpec,
   type DeflatedData,
   DOCX_CONTENT_TYPES,
