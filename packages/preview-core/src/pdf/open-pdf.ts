@@ -44,7 +44,8 @@ function unreadable(reason: string, error?: unknown): PreviewError {
 }
 
 /**
- * Opens a PDF with mupdf, repairing a damaged cross-reference table when it can. A PDF whose
+ * Opens a PDF with mupdf, repairing a damaged cross-reference table when it can, and counting the
+ * pages its page tree really holds. A PDF whose
  * encryption covers embedded files only opens without a password: its pages are not encrypted.
  * @throws {PreviewError} `UNREADABLE_INPUT` when the bytes are not a PDF or it has no pages;
  * `PASSWORD_PROTECTED` when its pages need a password.
@@ -65,6 +66,13 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenedPdf> {
         'PASSWORD_PROTECTED',
         'the PDF is protected by a password, so it cannot be previewed',
       );
+    }
+    // Loading a page makes mupdf walk the page tree: a tree whose /Count claims pages it does not
+    // hold is counted again, so the count is that of the pages there are, as viewers show them.
+    try {
+      document.loadPage(0).destroy();
+    } catch {
+      // The first page itself is damaged: the count stays the claimed one, and its render says so.
     }
     const pageCount = document.countPages();
     if (pageCount < 1) throw unreadable('it has no pages (it may be truncated or damaged)');

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPreviewError } from '../../src/errors.js';
+import { loadMupdf } from '../../src/pdf/mupdf-module.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
 import { resolvePageSelection } from '../../src/pdf/page-selection.js';
 import { createPdfPreviewer } from '../../src/pdf/pdf-previewer.js';
@@ -87,34 +88,45 @@ describe('PDFs from the real world that viewers show', () => {
     expect(await pdfPageTexts(preview.data)).toEqual(['Page 2', 'Page 3']);
   });
 
-  it('refuses pages neither pdf-lib nor mupdf can copy: a page tree whose /Count claims pages it lacks', async () => {
+  it('counts the pages a page tree holds, not the /Count it claims, and previews them all', async () => {
     const overcounted = await makeOvercountedPdf(3, 5);
-    // Each library on its own: pdf-lib finds 3 pages, mupdf opens the file claiming 5 and cannot graft page 4.
-    expect((await PDFDocument.load(overcounted)).getPageCount()).toBe(3);
     const opened = await openPdf(overcounted);
     try {
-      expect(opened.pageCount).toBe(5);
-      const graft = new opened.mupdf.PDFDocument().newGraftMap();
-      expect(() => graft.graftPage(-1, opened.document, 3)).toThrow(/cannot find page 4/);
-      const selection = resolvePageSelection({ firstPage: 4, lastPage: 5 }, opened.pageCount, 100);
-      const error = await previewFailure(selectPages(overcounted, opened, selection));
-      expect(error.code).toBe('UNREADABLE_INPUT');
-      expect(error.cause).toBeInstanceOf(AggregateError);
-      expect((error.cause as AggregateError).errors).toHaveLength(2);
+      expect(opened.pageCount).toBe(3);
     } finally {
       opened.close();
     }
-    // Through the worker pool: the same refusal, in our words only.
-    const refused = await previewer
-      .preview(overcounted, { firstPage: 4, lastPage: 5 })
-      .catch((error) => error);
-    expect(isPreviewError(refused, 'UNREADABLE_INPUT')).toBe(true);
-    expect(refused.message).toBe(
-      'expected a PDF whose pages can be copied but pages 4-5 of this one are too damaged to copy',
-    );
-    // The pages that exist still copy (mupdf, since pdf-lib's count differs).
-    const first = await previewer.preview(overcounted, { firstPage: 1, lastPage: 2 });
-    expect(await pdfPageTexts(first.data)).toEqual(['Page 1', 'Page 2']);
+    const whole = await previewer.preview(overcounted);
+    expect(whole).toMatchObject({ firstPage: 1, lastPage: 3, pageCount: 3 });
+    expect(await pdfPageTexts(whole.data)).toEqual(['Page 1', 'Page 2', 'Page 3']);
+    const pastTheEnd = await previewFailure(previewer.preview(overcounted, { firstPage: 4, lastPage: 5 }));
+    expect(pastTheEnd.code).toBe('INVALID_OPTION');
+    expect(pastTheEnd.message).toContain('the document has 3 pages');
+  });
+
+  it('refuses pages neither pdf-lib nor mupdf can copy, in its own words', async () => {
+    // mupdf as it opens the file, before any page is loaded, still believes the claimed /Count: the
+    // selection asks for pages 4-5, which pdf-lib does not see and mupdf cannot graft.
+    const overcounted = await makeOvercountedPdf(3, 5);
+    expect((await PDFDocument.load(overcounted)).getPageCount()).toBe(3);
+    const mupdf = await loadMupdf();
+    const document = new mupdf.PDFDocument(overcounted);
+    try {
+      expect(document.countPages()).toBe(5);
+      const claimed = { mupdf, document, pageCount: 5, repaired: false, close: () => {} };
+      const graft = new mupdf.PDFDocument().newGraftMap();
+      expect(() => graft.graftPage(-1, document, 3)).toThrow(/cannot find page 4/);
+      const selection = resolvePageSelection({ firstPage: 4, lastPage: 5 }, claimed.pageCount, 100);
+      const error = await previewFailure(selectPages(overcounted, claimed, selection));
+      expect(error.code).toBe('UNREADABLE_INPUT');
+      expect(error.message).toBe(
+        'expected a PDF whose pages can be copied but pages 4-5 of this one are too damaged to copy',
+      );
+      expect(error.cause).toBeInstanceOf(AggregateError);
+      expect((error.cause as AggregateError).errors).toHaveLength(2);
+    } finally {
+      document.destroy();
+    }
   });
 
   it('words refusals itself, without the PDF libraries’ own messages', async () => {
