@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPreviewError } from '../../src/errors.js';
 import { loadMupdf } from '../../src/pdf/mupdf-module.js';
 import { openPdf } from '../../src/pdf/open-pdf.js';
 import { resolvePageSelection } from '../../src/pdf/page-selection.js';
