@@ -40,20 +40,7 @@ export function describeMirrorOutboxConformance(name: string, open: () => Promis
 
     it('gives back queued operations oldest first, with their attempts, until they are forgotten', async () => {
       const roomId = randomUUID();
-      const operations: MirrorOperation[] = [
-        { kind: 'room', roomId },
-        {
-          kind: 'message',
-          id: randomUUID(),
-          message: {
-            type: 'ROOM_SYSTEM_MESSAGE',
-            roomId,
-            senderId: randomUUID(),
-            operation: 'roomNameChanged',
-            fields: { value: 'Ünïcode <&>' },
-          },
-        },
-      ];
+      const operations: MirrorOperation[] = [{ kind: 'room', roomId }, noticeFixture(roomId, 'Ünïcode <&>')];
       await store.enqueueMirrorOperations(operations, new Date(t0));
       await store.enqueueMirrorOperations([{ kind: 'room', roomId: randomUUID() }], new Date(t0 + 1));
       expect(await store.countMirrorOperations()).toBe(3);
