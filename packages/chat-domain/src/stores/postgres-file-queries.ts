@@ -1,6 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { AttachmentRecord } from '../model.js';
-import { queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
+import { queueMessagesSql, queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
 import {
   type AttachmentRow,
   attachmentFromRow,
@@ -13,23 +12,14 @@ import {
 export const queueBlobsSql =
   'INSERT INTO chat_pending_blob_deletions (blob_key) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING';
 
-function insertAttachmentRow(database: Pool | PoolClient, attachment: AttachmentRecord) {
-  return database.query(
-    `INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-    [
-      attachment.id,
-      attachment.roomId,
-      attachment.userId,
-      attachment.name,
-      attachment.mimeType,
-      attachment.size,
-      attachment.area,
-      attachment.blobKey,
-      attachment.createdAt,
-    ],
-  );
-}
+/**
+ * Inserts an attachment's row and queues its messages in one statement (one round trip, atomic):
+ * the messages only when the row went in.
+ */
+const insertAttachmentSql = `WITH inserted AS (
+     INSERT INTO chat_attachments (id, room_id, user_id, name, mime_type, size, area, blob_key, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id)
+   ${queueMessagesSql('$10', 'inserted')}`;
 
 /** What the PostgreSQL query modules share. */
 export interface PostgresContext {
@@ -102,14 +92,18 @@ export function createPostgresFileQueries({
     },
     async insertAttachment(attachment, messages) {
       try {
-        if (messages === undefined || messages.length === 0) {
-          await insertAttachmentRow(pool, attachment);
-          return;
-        }
-        await transaction(async (client) => {
-          await insertAttachmentRow(client, attachment);
-          await queuePostgresOutboxMessages(client, messages);
-        });
+        await pool.query(insertAttachmentSql, [
+          attachment.id,
+          attachment.roomId,
+          attachment.userId,
+          attachment.name,
+          attachment.mimeType,
+          attachment.size,
+          attachment.area,
+          attachment.blobKey,
+          attachment.createdAt,
+          JSON.stringify(messages ?? []),
+        ]);
       } catch (error) {
         translate(error, attachment.roomId);
       }

@@ -10,6 +10,17 @@ interface OutboxRow {
 }
 
 /**
+ * The statement that queues the messages of `parameter` (a JSON array), in order, when the outbox is
+ * enabled; with `onlyIf`, a relation (a CTE), only for each of its rows (one: the write happened).
+ */
+export function queueMessagesSql(parameter: string, onlyIf?: string): string {
+  return `INSERT INTO chat_mirror_outbox (operation, created_at)
+     SELECT operation, now() FROM ${onlyIf ? `${onlyIf}, ` : ''}jsonb_array_elements(${parameter}::jsonb) WITH ORDINALITY AS t(operation, position)
+     WHERE EXISTS (SELECT 1 FROM chat_mirror_switch WHERE enabled)
+     ORDER BY position`;
+}
+
+/**
  * Queues messages, in order, when the outbox is enabled; on a transaction's client, they commit
  * with the write they go with.
  */
@@ -18,13 +29,7 @@ export async function queuePostgresOutboxMessages(
   messages: readonly OutboxMessage[] | undefined,
 ): Promise<void> {
   if (messages === undefined || messages.length === 0) return;
-  await database.query(
-    `INSERT INTO chat_mirror_outbox (operation, created_at)
-     SELECT operation, now() FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS t(operation, position)
-     WHERE EXISTS (SELECT 1 FROM chat_mirror_switch WHERE enabled)
-     ORDER BY position`,
-    [JSON.stringify(messages)],
-  );
+  await database.query(queueMessagesSql('$1'), [JSON.stringify(messages)]);
 }
 
 /** The mirror outbox in PostgreSQL: `chat_mirror_outbox`, and the drainers' lease in `chat_mirror_lease`. */
