@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '@collab-suite/webrtc-sfu/testing';
+import { waitFor } from '@collab-suite/webrtc-sfu/testing';
 import { describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { startMeetingWorld } from '../meetings/meeting-test-support.js';
+import { forwardVideo, startMeetingWorld } from '../meetings/meeting-test-support.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { startTestServer, testJwtSecret } from '../support/test-server.js';
 
@@ -73,23 +73,8 @@ describe('/metrics of the libraries', () => {
 
       await join(alice);
       await join(bob);
-      const publisher = new VideoTestPublisher({ payloadType: 120 });
-      clients.push(publisher);
-      await alice.call('PUT', `/meetings/${meetingId}/media`, {
-        json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
-      });
-      await publisher.acceptAnswer((await alice.next('MEETING_SDP_ANSWERED')).sdp);
-      publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
-      const subscriber = new VideoTestSubscriber();
-      clients.push(subscriber);
-      await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
-        json: { subscribe: [{ userId: alice.userId, type: 'video' }], unsubscribe: [] },
-      });
-      const offered = await bob.next('MEETING_SDP_OFFERED');
-      const mid = (await bob.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams[0].mid as string;
-      await bob.call('PUT', `/meetings/${meetingId}/media/answer`, {
-        json: { sdp: await subscriber.answer(offered.sdp) },
-      });
+      const { publisher, subscriber, mid } = await forwardVideo(alice, bob, meetingId, 300_000);
+      clients.push(publisher, subscriber);
       await waitFor(() => subscriber.count(mid) > 30, "alice's video at bob");
 
       // What bob has received so far; video keeps flowing, so the SFU has sent at least this by the scrape.

@@ -1,4 +1,4 @@
-import { AudioTestClient, VideoTestPublisher } from '@collab-suite/webrtc-sfu/testing';
+import { AudioTestClient, VideoTestPublisher, VideoTestSubscriber } from '@collab-suite/webrtc-sfu/testing';
 import {
   type ChatClient,
   type ChatDatabase,
@@ -85,4 +85,28 @@ export function mediaTestPeers() {
       await Promise.all(peers.map((peer) => peer.close()));
     },
   };
+}
+
+/**
+ * `from` publishes video (werift test publisher, `bitrate` bits/s, a keyframe a second) and `to`
+ * subscribes to it; resolves once the subscriber has answered, with both clients (the caller closes
+ * them) and the mid the video arrives on.
+ */
+export async function forwardVideo(from: MeetingUser, to: MeetingUser, meetingId: string, bitrate: number) {
+  const publisher = new VideoTestPublisher({ payloadType: 120 });
+  const subscriber = new VideoTestSubscriber();
+  await from.call('PUT', `/meetings/${meetingId}/media`, {
+    json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
+  });
+  await publisher.acceptAnswer((await from.next('MEETING_SDP_ANSWERED')).sdp);
+  publisher.start({ bitrate, keyframeInterval: 1_000 });
+  await to.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
+    json: { subscribe: [{ userId: from.userId, type: 'video' }], unsubscribe: [] },
+  });
+  const offered = await to.next('MEETING_SDP_OFFERED');
+  const mid = (await to.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams[0].mid as string;
+  await to.call('PUT', `/meetings/${meetingId}/media/answer`, {
+    json: { sdp: await subscriber.answer(offered.sdp) },
+  });
+  return { publisher, subscriber, mid };
 }

@@ -10,7 +10,7 @@ import { buildEventsAsyncApi } from '../../src/chat/events-asyncapi.js';
 import { serverVersion } from '../../src/version.js';
 import { receivedFrames } from '../chat/chat-test-support.js';
 import { framesNotDescribed } from '../support/asyncapi-frames.js';
-import { type MeetingUser, meetingUser, startMeetingWorld } from './meeting-test-support.js';
+import { forwardVideo, type MeetingUser, meetingUser, startMeetingWorld } from './meeting-test-support.js';
 
 let world: Awaited<ReturnType<typeof startMeetingWorld>> | undefined;
 const clients: { close(): Promise<void> }[] = [];
@@ -150,21 +150,9 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
     const bobAudio = await connectAudio(bob, meetingId);
     await audio(alice, meetingId, { enabled: true });
     aliceAudio.startTone(440);
-    const publisher = keep(new VideoTestPublisher({ payloadType: 120 }));
-    await alice.call('PUT', `/meetings/${meetingId}/media`, {
-      json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
-    });
-    await publisher.acceptAnswer((await alice.next('MEETING_SDP_ANSWERED')).sdp);
-    publisher.start({ bitrate: 200_000, keyframeInterval: 1_000 });
-    const subscriber = keep(new VideoTestSubscriber());
-    await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
-      json: { subscribe: [{ userId: alice.userId, type: 'video' }], unsubscribe: [] },
-    });
-    const offered = await bob.next('MEETING_SDP_OFFERED');
-    const mid = (await bob.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams[0].mid as string;
-    await bob.call('PUT', `/meetings/${meetingId}/media/answer`, {
-      json: { sdp: await subscriber.answer(offered.sdp) },
-    });
+    const { publisher, subscriber, mid } = await forwardVideo(alice, bob, meetingId, 200_000);
+    keep(publisher);
+    keep(subscriber);
     await waitFor(() => subscriber.count(mid) > 10 && bobAudio.received.length > 10, 'media before stopping');
 
     expect((await carol.call('POST', `/meetings/${meetingId}/stop`)).status).toBe(200);
