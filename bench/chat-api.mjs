@@ -18,8 +18,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
-import { cpuMillisecondsOf, startListeningProcess, startReferenceServer } from './lib/processes.mjs';
+import { loadServer, median } from './lib/http-load.mjs';
+import { startListeningProcess, startReferenceServer, unlimitedChatEnv } from './lib/processes.mjs';
 import { hs256Token } from './lib/token.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,6 +27,7 @@ const ROOMS = 200;
 const MEMBERS_PER_ROOM = 20;
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 3;
+const LOAD = { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS };
 const ROUNDS = 3;
 const SECRET = 'bench-chat-secret-of-at-least-32-bytes';
 
@@ -92,7 +93,10 @@ async function runBareStoreServer(payloadFile, databaseFile) {
   process.on('SIGTERM', () => server.close(() => store.close().then(() => process.exit(0))));
 }
 
-const token = (userId) => hs256Token(SECRET, userId);
+// A declaration, hoisted: main() runs from the top of the module, before later constants exist.
+function token(userId) {
+  return hs256Token(SECRET, userId);
+}
 
 async function call(url, method, userId, body) {
   const response = await fetch(url, {
@@ -123,21 +127,6 @@ async function seed(url, userId) {
   await Promise.all(Array.from({ length: 8 }, worker));
 }
 
-/** Loads the server `target` ({ pid }) with `options`; rps, p99 and the server's CPU per request. */
-async function load(target, options) {
-  await autocannon({ ...options, connections: CONNECTIONS, duration: 1 });
-  const cpuBefore = cpuMillisecondsOf(target.pid);
-  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_SECONDS });
-  const cpuMicroseconds = ((cpuMillisecondsOf(target.pid) - cpuBefore) * 1000) / result.requests.total;
-  const failures = result.errors + result.timeouts + result.non2xx;
-  if (failures > 0) throw new Error(`${options.method ?? 'GET'} ${options.url}: ${failures} failed requests`);
-  return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
-}
-
-function median(values) {
-  return [...values].sort((a, b) => a - b)[values.length >> 1];
-}
-
 /**
  * Alternates ROUNDS runs against `ours` and `bare` ({ url, pid }), so load from elsewhere on the
  * machine hits both alike. Also prints each server's CPU per request: its own work, which other
@@ -147,8 +136,8 @@ async function compare(name, ours, bare, options, side = 'ours') {
   const oursResults = [];
   const bareResults = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    oursResults.push(await load(ours, { ...options, url: `${ours.url}${options.path}` }));
-    bareResults.push(await load(bare, { ...options, url: `${bare.url}${options.path}` }));
+    oursResults.push(await loadServer(ours, { ...options, url: `${ours.url}${options.path}` }, LOAD));
+    bareResults.push(await loadServer(bare, { ...options, url: `${bare.url}${options.path}` }, LOAD));
   }
   const ratios = oursResults.map((result, index) => result.rps / bareResults[index].rps);
   const medianOf = (results, key) => median(results.map((result) => result[key]));
@@ -166,6 +155,7 @@ async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-chat-'));
   const databaseUrl = process.env.BENCH_CHAT_DATABASE_URL;
   const server = await startReferenceServer({
+    ...unlimitedChatEnv,
     AUTH_JWT_SECRET: SECRET,
     ...(databaseUrl ? { CHAT_DATABASE_URL: databaseUrl } : {}),
   });

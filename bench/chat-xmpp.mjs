@@ -17,14 +17,15 @@ import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
-import { cpuMillisecondsOf, startReferenceServer } from './lib/processes.mjs';
+import { loadServer, median } from './lib/http-load.mjs';
+import { startReferenceServer, unlimitedChatEnv } from './lib/processes.mjs';
 import { hs256Token } from './lib/token.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECRET = 'bench-chat-secret-of-at-least-32-bytes';
 const CONNECTIONS = 10;
 const DURATION_SECONDS = 3;
+const LOAD = { connections: CONNECTIONS, durationSeconds: DURATION_SECONDS };
 const ROUNDS = 3;
 const MESSAGES = 200;
 const BIG_ROOM = 50;
@@ -39,21 +40,10 @@ const { client: xmppClient, xml } = await import(
   pathToFileURL(path.join(root, 'packages/server/node_modules/@xmpp/client/index.js')).href
 );
 
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const percentile = (values, fraction) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
 };
-
-async function load(target, options) {
-  await autocannon({ ...options, connections: CONNECTIONS, duration: 1 });
-  const cpuBefore = cpuMillisecondsOf(target.pid);
-  const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION_SECONDS });
-  const cpuMicroseconds = ((cpuMillisecondsOf(target.pid) - cpuBefore) * 1000) / result.requests.total;
-  const failures = result.errors + result.timeouts + result.non2xx;
-  if (failures > 0) throw new Error(`${options.method} ${options.url}: ${failures} failed requests`);
-  return { rps: result.requests.average, p99: result.latency.p99, cpuMicroseconds };
-}
 
 /** The mirror's outbox length, from `/health/` as an administrator. */
 async function outboxOf(server) {
@@ -80,8 +70,8 @@ async function compareCreation(mirrored, plain, domain) {
   const on = [];
   const off = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    on.push(await load(mirrored, { ...options, url: `${mirrored.url}/rooms` }));
-    off.push(await load(plain, { ...options, url: `${plain.url}/rooms` }));
+    on.push(await loadServer(mirrored, { ...options, url: `${mirrored.url}/rooms` }, LOAD));
+    off.push(await loadServer(plain, { ...options, url: `${plain.url}/rooms` }, LOAD));
   }
   const ratios = on.map((result, index) => result.rps / off[index].rps);
   const medianOf = (results, key) => median(results.map((result) => result[key]));
@@ -277,9 +267,8 @@ async function compareAcrossProcesses(ejabberd, xmppEnvironment) {
 async function main() {
   const ejabberd = await startPrivateEjabberd({ jwtSecret: SECRET });
   // One user creates every room: no creation rate limit, no cap on rooms per user.
-  const unlimited = { CHAT_ROOM_CREATIONS_PER_MINUTE: '100000000', CHAT_MAX_ROOMS_PER_USER: '100000000' };
   const xmppEnvironment = {
-    ...unlimited,
+    ...unlimitedChatEnv,
     AUTH_JWT_SECRET: SECRET,
     LOG_LEVEL: 'error',
     CHAT_XMPP_URL: ejabberd.apiUrl,
@@ -297,7 +286,7 @@ async function main() {
     }
     mirrored = await startReferenceServer(xmppEnvironment);
     if (only !== 'round-trips') {
-      plain = await startReferenceServer({ ...unlimited, AUTH_JWT_SECRET: SECRET });
+      plain = await startReferenceServer({ ...unlimitedChatEnv, AUTH_JWT_SECRET: SECRET });
       console.log(
         `database: sqlite; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_SECONDS} s per side`,
       );

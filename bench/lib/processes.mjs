@@ -53,6 +53,12 @@ async function freePort() {
   return port;
 }
 
+/** Chat limits a benchmark that creates rooms as fast as it can turns off (per-user rate and count). */
+export const unlimitedChatEnv = {
+  CHAT_ROOM_CREATIONS_PER_MINUTE: '100000000',
+  CHAT_MAX_ROOMS_PER_USER: '100000000',
+};
+
 /**
  * Starts the reference server (packages/server/dist/main.js; run `pnpm build` first) on a free
  * loopback port with a fresh DATA_DIR, API docs off and no LibreOffice pool (an idle pool would
