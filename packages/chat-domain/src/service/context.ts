@@ -1,5 +1,5 @@
 import { ChatError, roomNotFound } from '../errors.js';
-import type { ChatEventPayload, RoomMessagePayload } from '../events.js';
+import type { ChatEventPayload, RoomMessagePayload, SystemMessageOperation } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
 import type { OutboxMessage } from '../ports/mirror-outbox.js';
@@ -26,6 +26,13 @@ export interface ServiceContext extends ResolvedChatServiceOptions {
    * queues it in the same transaction while a mirror's outbox is enabled.
    */
   outboxMessage(message: RoomMessagePayload): OutboxMessage;
+  /** {@link outboxMessage} of a `ROOM_SYSTEM_MESSAGE` sent by `senderId` into `roomId`. */
+  systemNotice(
+    roomId: string,
+    senderId: string,
+    operation: SystemMessageOperation,
+    fields?: Record<string, string>,
+  ): OutboxMessage;
   /**
    * Delivers a message into a room. When `required`, a failure throws `dependency_failed`
    * (the message is the operation); otherwise it goes to `onBackgroundError`.
@@ -79,6 +86,11 @@ export function createServiceContext(options: ResolvedChatServiceOptions): Servi
       }
     },
     outboxMessage: (message) => ({ kind: 'message', id: options.createId(), message }),
+    systemNotice: (roomId, senderId, operation, fields = {}) => ({
+      kind: 'message',
+      id: options.createId(),
+      message: { type: 'ROOM_SYSTEM_MESSAGE', roomId, senderId, operation, fields },
+    }),
     async dispatch(message, memberIds, required = false) {
       try {
         await dispatcher.dispatch(message, memberIds);

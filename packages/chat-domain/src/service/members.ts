@@ -52,13 +52,7 @@ export function createMemberOperations(
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }
     await requireRoomQuota(context, [input.userId]);
-    const notice = context.outboxMessage({
-      type: 'ROOM_SYSTEM_MESSAGE',
-      roomId: room.id,
-      senderId: actor.userId,
-      operation: 'memberAdded',
-      fields: { userId: input.userId },
-    });
+    const notice = context.systemNotice(room.id, actor.userId, 'memberAdded', { userId: input.userId });
     return context.locks.run(room.id, async () => {
       const now = clock.now();
       const members = await store.withRoomLock(room.id, async (locked) => {
@@ -90,13 +84,7 @@ export function createMemberOperations(
   async function removeMember(actor: Actor, roomId: string, rawUserId: string): Promise<void> {
     const { room } = await context.roomAsMember(actor, roomId);
     const targetId = parseId(rawUserId, 'member_not_found', 'user');
-    const notice = context.outboxMessage({
-      type: 'ROOM_SYSTEM_MESSAGE',
-      roomId: room.id,
-      senderId: actor.userId,
-      operation: 'memberRemoved',
-      fields: { userId: targetId },
-    });
+    const notice = context.systemNotice(room.id, actor.userId, 'memberRemoved', { userId: targetId });
     await context.locks.run(room.id, async () => {
       const { members, roomBecomesEmpty } = await store.withRoomLock(room.id, async (locked) => {
         const current = await locked.listMembers();

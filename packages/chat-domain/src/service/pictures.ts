@@ -53,12 +53,9 @@ export function createPictureOperations(context: ServiceContext) {
     const blobKey = `pictures/${room.id}/${pictureId}`;
     await blobs.put(blobKey, bytes);
     const updatedAt = clock.now();
-    const notice = context.outboxMessage({
-      type: 'ROOM_SYSTEM_MESSAGE',
-      roomId: room.id,
-      senderId: actor.userId,
-      operation: 'roomPictureUpdated',
-      fields: { pictureId, pictureName: metadata.fileName },
+    const notice = context.systemNotice(room.id, actor.userId, 'roomPictureUpdated', {
+      pictureId,
+      pictureName: metadata.fileName,
     });
     try {
       await store.setPicture(
@@ -112,13 +109,7 @@ export function createPictureOperations(context: ServiceContext) {
   async function deletePicture(actor: Actor, roomId: string): Promise<void> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
-    const notice = context.outboxMessage({
-      type: 'ROOM_SYSTEM_MESSAGE',
-      roomId: room.id,
-      senderId: actor.userId,
-      operation: 'roomPictureDeleted',
-      fields: {},
-    });
+    const notice = context.systemNotice(room.id, actor.userId, 'roomPictureDeleted');
     if (!(await store.deletePicture(room.id, clock.now(), [notice]))) {
       throw new ChatError('picture_not_found', `expected a picture but room ${room.id} has none`);
     }

@@ -2,6 +2,7 @@ import { ChatError, isChatError } from '../errors.js';
 import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
 import type { Actor, MemberRecord, Room, RoomRecord } from '../model.js';
 import type { RoomCursor } from '../ports/chat-store.js';
+import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
 import { compareMembersInJoinOrder } from '../stores/ordering.js';
 import type { ServiceContext } from './context.js';
@@ -57,13 +58,7 @@ export function createRoomOperations(context: ServiceContext) {
     };
     const members = initialMembers(plan, actor.userId, now);
     const notices = plan.inviteeIds.map((userId) =>
-      context.outboxMessage({
-        type: 'ROOM_SYSTEM_MESSAGE',
-        roomId: room.id,
-        senderId: actor.userId,
-        operation: 'memberAdded',
-        fields: { userId },
-      }),
+      context.systemNotice(room.id, actor.userId, 'memberAdded', { userId }),
     );
     await store.insertRoom(room, members, plan.oneToOneKey, notices);
     const memberIds = members.map((member) => member.userId);
@@ -130,23 +125,17 @@ export function createRoomOperations(context: ServiceContext) {
     const changes = planRoomUpdate(room, caller, input);
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {
-      const changed = [
-        ['roomNameChanged', changes.name],
-        ['roomDescriptionChanged', changes.description],
-      ] as const;
-      const notices = changed.flatMap(([operation, value]) =>
-        value === undefined
-          ? []
-          : [
-              context.outboxMessage({
-                type: 'ROOM_SYSTEM_MESSAGE',
-                roomId: room.id,
-                senderId: actor.userId,
-                operation,
-                fields: { value },
-              }),
-            ],
-      );
+      const notices: OutboxMessage[] = [];
+      if (changes.name !== undefined) {
+        notices.push(context.systemNotice(room.id, actor.userId, 'roomNameChanged', { value: changes.name }));
+      }
+      if (changes.description !== undefined) {
+        notices.push(
+          context.systemNotice(room.id, actor.userId, 'roomDescriptionChanged', {
+            value: changes.description,
+          }),
+        );
+      }
       updated = (await store.updateRoom(room.id, { ...changes, updatedAt: clock.now() }, notices)) ?? room;
       const members = await store.listMembers(room.id);
       const memberIds = members.map((member) => member.userId);
