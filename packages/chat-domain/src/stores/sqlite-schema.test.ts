@@ -11,7 +11,7 @@ describe('SQLite schema migrations', () => {
     database.prepare("INSERT INTO chat_room_members VALUES ('r1', 'u1', 1, 1), ('r1', 'u2', 0, 2)").run();
     migrateSqlite(database);
     const versions = database.prepare('SELECT version FROM chat_schema_migrations ORDER BY version').all();
-    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7].map((version) => ({ version })));
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
     expect(database.prepare('SELECT user_id, owner FROM chat_room_members ORDER BY user_id').all()).toEqual([
       { user_id: 'u1', owner: 1 },
       { user_id: 'u2', owner: 0 },
@@ -88,6 +88,40 @@ describe('SQLite schema migrations', () => {
     ).toEqual({
       count: 1,
     });
+    database.close();
+  });
+
+  it('counts the rooms of every user from version 8 on: members present before it, then each insert, delete and cascade', () => {
+    const database = new BetterSqlite3(':memory:');
+    database.pragma('foreign_keys = ON');
+    migrateSqlite(database, 7);
+    const insertRoom = database.prepare(
+      "INSERT INTO chat_rooms VALUES (?, 'group', 'n', '', NULL, NULL, NULL, 1, 1)",
+    );
+    insertRoom.run('r1');
+    insertRoom.run('r2');
+    database
+      .prepare(
+        "INSERT INTO chat_room_members VALUES ('r1', 'u1', 1, 1), ('r2', 'u1', 1, 1), ('r2', 'u2', 0, 1)",
+      )
+      .run();
+    migrateSqlite(database);
+    const counts = () =>
+      Object.fromEntries(
+        (
+          database.prepare('SELECT user_id, rooms FROM chat_user_room_counts ORDER BY user_id').all() as {
+            user_id: string;
+            rooms: number;
+          }[]
+        ).map((row) => [row.user_id, row.rooms]),
+      );
+    expect(counts()).toEqual({ u1: 2, u2: 1 });
+    insertRoom.run('r3');
+    database.prepare("INSERT INTO chat_room_members VALUES ('r3', 'u2', 1, 1), ('r3', 'u3', 0, 1)").run();
+    expect(counts()).toEqual({ u1: 2, u2: 2, u3: 1 });
+    database.prepare("DELETE FROM chat_room_members WHERE room_id = 'r1' AND user_id = 'u1'").run();
+    database.prepare("DELETE FROM chat_rooms WHERE id = 'r3'").run();
+    expect(counts()).toEqual({ u1: 1, u2: 1, u3: 0 });
     database.close();
   });
 });

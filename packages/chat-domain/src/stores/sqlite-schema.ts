@@ -184,6 +184,27 @@ CREATE TRIGGER chat_room_members_mirror_owner AFTER UPDATE OF owner ON chat_room
   WHEN (SELECT enabled FROM chat_mirror_switch WHERE id = 1) AND OLD.owner IS NOT NEW.owner
   BEGIN ${queueRoom('NEW.room_id')} END;`,
   },
+  {
+    // How many rooms each user is in, kept by the members' own writes: the room quota reads it on
+    // every creation and addition, on the calling thread, where counting a user's index entries
+    // took milliseconds near the default limit of 10 000 rooms. A room's deletion cascades to its
+    // members, which fires the delete trigger too.
+    version: 8,
+    sql: `
+CREATE TABLE chat_user_room_counts (
+  user_id TEXT PRIMARY KEY,
+  rooms INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO chat_user_room_counts (user_id, rooms)
+  SELECT user_id, count(*) FROM chat_room_members GROUP BY user_id;
+CREATE TRIGGER chat_room_members_counted AFTER INSERT ON chat_room_members BEGIN
+  INSERT INTO chat_user_room_counts (user_id, rooms) VALUES (NEW.user_id, 1)
+    ON CONFLICT (user_id) DO UPDATE SET rooms = rooms + 1;
+END;
+CREATE TRIGGER chat_room_members_uncounted AFTER DELETE ON chat_room_members BEGIN
+  UPDATE chat_user_room_counts SET rooms = rooms - 1 WHERE user_id = OLD.user_id;
+END;`,
+  },
 ];
 
 /**

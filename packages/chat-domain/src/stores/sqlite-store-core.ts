@@ -259,9 +259,8 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     ' AND (r.created_at > ? OR (r.created_at = ? AND r.id > ?))',
     ' LIMIT ?',
   );
-  const countStatement = database.prepare(
-    'SELECT COUNT(*) AS count FROM chat_room_members WHERE user_id = ?',
-  );
+  // A row per user kept by triggers (schema version 8): one lookup, however many rooms.
+  const countStatement = database.prepare('SELECT rooms FROM chat_user_room_counts WHERE user_id = ?');
   const listingRows = (userId: string, page: RoomPage | undefined) => {
     if (page === undefined) return listingStatement.all(userId);
     if (page.after === undefined) return firstPageStatement.all(userId, page.limit);
@@ -315,7 +314,7 @@ export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole
     },
     listRoomsOfUser,
     async countRoomsOfUser(userId) {
-      return (countStatement.get(userId) as { count: number }).count;
+      return (countStatement.get(userId) as { rooms: number } | undefined)?.rooms ?? 0;
     },
     async updateRoom(roomId, changes, messages) {
       const row = updateRoom(roomId, changes, messages);

@@ -100,6 +100,20 @@ export function describeChatStoreConformance(name: string, open: () => Promise<C
       expect(await store.countRoomsOfUser(randomUUID())).toBe(0);
     });
 
+    it('counts the rooms of a user after members leave and rooms are deleted', async () => {
+      const [kept, left, deleted] = [await groupOf(t0), await groupOf(t0), await groupOf(t0)];
+      expect(await store.countRoomsOfUser(bob)).toBe(3);
+      expect(await store.deleteMember(left.id, bob)).toBe(true);
+      expect(await store.deleteRoom(deleted.id)).toBe(true);
+      expect(await store.countRoomsOfUser(bob)).toBe(1);
+      expect(await store.countRoomsOfUser(alice)).toBe(2);
+      expect(
+        (await store.listRoomsOfUser(bob, { members: false, settings: false })).map(
+          (listing) => listing.room.id,
+        ),
+      ).toEqual([kept.id]);
+    });
+
     it('updates only the given fields and answers undefined for an unknown room', async () => {
       const room = await groupOf();
       const updated = await store.updateRoom(room.id, { name: 'Renamed', updatedAt: new Date(t0 + 10) });
