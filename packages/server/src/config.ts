@@ -230,6 +230,26 @@ export const environmentSchema = z.object({
       .pipe(z.array(iceServerSchema))
       .optional(),
   ),
+  /**
+   * STUN server the SFU itself asks for its public address, as `stun:host:port` (at most one); unset,
+   * the media process contacts no outside server. Separate from MEETING_ICE_SERVERS (for clients).
+   */
+  MEETING_SFU_STUN_SERVERS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+      )
+      .pipe(
+        z
+          .array(z.string().regex(/^stun:[^\s/]+$/, 'expected a stun:host:port URL'))
+          .max(1, 'expected at most one STUN server (the SFU asks only one)'),
+      )
+      .optional(),
+  ),
   /** Most participants of one meeting (each costs a decode in the audio mix and a stream per watcher). */
   MEETING_MAX_PARTICIPANTS: integer(1).default(100),
   /** How often scheduled meetings past their expiration are looked for and removed, in milliseconds. */
@@ -392,6 +412,8 @@ export interface ServerConfig {
     onlyAddresses: string[];
     portRange: [number, number] | undefined;
     iceServers: IceServer[];
+    /** STUN server(s) the SFU asks for its own public address; empty: none. */
+    sfuStunServers: string[];
     maxParticipants: number;
     expirySweepMs: number;
     stopActiveAtStart: boolean;
@@ -609,6 +631,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       onlyAddresses: values.MEETING_ICE_ONLY_ADDRESSES ?? [],
       portRange: values.MEETING_ICE_PORT_RANGE,
       iceServers: values.MEETING_ICE_SERVERS ?? [],
+      sfuStunServers: values.MEETING_SFU_STUN_SERVERS ?? [],
       maxParticipants: values.MEETING_MAX_PARTICIPANTS,
       expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
       stopActiveAtStart:

@@ -2,7 +2,7 @@ import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } 
 import type { AudioMixer } from './audio/audio-mixer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate } from './peer-factory.js';
+import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import type { SdpDirection } from './sdp/parse-sdp.js';
 import type { SfuTotals } from './sfu-stats.js';
@@ -58,7 +58,7 @@ export class AudioConnection {
     );
     this.#transceiver = transceiver;
     const sdp = await negotiate('answer the audio offer', async () => {
-      await peer.setLocalDescription(await peer.createAnswer());
+      await setLocalDescriptionQuietly(peer, ice, await peer.createAnswer());
       return peer.localDescription?.sdp ?? '';
     });
     this.#mixer.add(

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSfuOptions } from './options.js';
+import { peerConfig } from './peer-factory.js';
 
 describe('parseSfuOptions', () => {
   it('fills every default', () => {
@@ -18,7 +19,20 @@ describe('parseSfuOptions', () => {
       announcedAddresses: [],
       useIpv6: false,
       servers: [],
+      gatherServers: [],
     });
+  });
+
+  it('asks no STUN server unless one is configured, and at most one', () => {
+    expect(peerConfig(parseSfuOptions(undefined).ice, 'video').iceServers).toEqual([]);
+    const configured = parseSfuOptions({ ice: { gatherServers: ['stun:stun.example.org:3478'] } });
+    expect(peerConfig(configured.ice, 'audio').iceServers).toEqual([{ urls: 'stun:stun.example.org:3478' }]);
+    expect(() => parseSfuOptions({ ice: { gatherServers: ['turn:turn.example.org'] } })).toThrow(
+      /`ice.gatherServers.0`: a stun:host:port URL/,
+    );
+    expect(() =>
+      parseSfuOptions({ ice: { gatherServers: ['stun:a.example.org:3478', 'stun:b.example.org:3478'] } }),
+    ).toThrow(/at most one STUN server/);
   });
 
   it('names the wrong field and what it expected', () => {

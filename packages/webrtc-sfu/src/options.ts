@@ -37,6 +37,15 @@ const iceSchema = z
     useIpv6: z.boolean().default(false),
     /** STUN and TURN servers that the application hands to clients (`Sfu.iceServers`). */
     servers: z.array(iceServerSchema).default([]),
+    /**
+     * STUN server the SFU itself asks for its public address (a server-reflexive candidate), as a
+     * `stun:host:port` URL. None by default: the SFU contacts no outside server, and a public address
+     * behind a 1:1 NAT is better given in `announcedAddresses`. werift asks one server, so at most one.
+     */
+    gatherServers: z
+      .array(z.string().regex(/^stun:[^\s]+$/, 'a stun:host:port URL'))
+      .max(1, 'at most one STUN server (werift asks only one)')
+      .default([]),
   })
   .prefault({});
 

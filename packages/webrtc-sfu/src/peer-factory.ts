@@ -42,6 +42,7 @@ export function peerConfig(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTC
         : undefined,
     icePortRange: ice.portRange === undefined ? undefined : [ice.portRange[0], ice.portRange[1]],
     iceUseIpv6: ice.useIpv6,
+    iceServers: ice.gatherServers.map((url) => ({ urls: url })),
     bundlePolicy: 'max-bundle',
   };
 }
@@ -49,6 +50,23 @@ export function peerConfig(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTC
 /** A new werift connection for the SFU side. */
 export function createPeer(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTCPeerConnection {
   return new RTCPeerConnection(peerConfig(ice, kind));
+}
+
+/**
+ * Sets the local description after making sure no STUN server is asked unless `ice.gatherServers`
+ * names one. werift 0.24 falls back to a public STUN server when none is configured (upstream issue
+ * #691); this workspace patches that out, and this guard keeps the promise for an installation whose
+ * werift is not patched.
+ */
+export async function setLocalDescriptionQuietly(
+  peer: RTCPeerConnection,
+  ice: SfuOptions['ice'],
+  description: Parameters<RTCPeerConnection['setLocalDescription']>[0],
+): Promise<void> {
+  if (ice.gatherServers.length === 0) {
+    for (const transport of peer.iceTransports) transport.connection.stunServer = undefined;
+  }
+  await peer.setLocalDescription(description);
 }
 
 /** Runs a werift negotiation step, turning its failures into `negotiation_failed`. */

@@ -3,7 +3,7 @@ import { AudioConnection } from './audio-connection.js';
 import type { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate } from './peer-factory.js';
+import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import { Producer, type StreamKind } from './producer.js';
 import type { RouterInternals } from './router-internals.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
@@ -237,7 +237,7 @@ export class Session extends TypedEmitter<SessionEvents> {
       peer.setRemoteDescription({ type: 'offer', sdp: offer }),
     );
     const sdp = await negotiate('answer the publish offer', async () => {
-      await peer.setLocalDescription(await peer.createAnswer());
+      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createAnswer());
       return peer.localDescription?.sdp ?? '';
     });
     const previous = this.#publishers.get(kind);

@@ -2,7 +2,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
 import { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate } from './peer-factory.js';
+import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import type { Producer, StreamKind } from './producer.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { validateSdp } from './sdp/validate-sdp.js';
@@ -83,7 +83,7 @@ export class SubscriptionConnection {
     const peer = this.#peer;
     for (const producer of added) this.#attach(peer, producer);
     const sdp = await negotiate('create the subscription offer', async () => {
-      await peer.setLocalDescription(await peer.createOffer());
+      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer());
       return peer.localDescription?.sdp ?? '';
     });
     this.#offerPending = true;

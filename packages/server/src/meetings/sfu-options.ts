@@ -11,6 +11,7 @@ export function sfuOptions(config: ServerConfig): SfuOptionsInput {
       onlyAddresses: meetings.onlyAddresses,
       ...(meetings.portRange ? { portRange: meetings.portRange } : {}),
       servers: meetings.iceServers,
+      gatherServers: meetings.sfuStunServers,
     },
     limits: { sessionsPerRouter: meetings.maxParticipants },
   };

@@ -26,9 +26,13 @@ export interface ClusterNode {
  * Starts `dist/main.js` (built by `pnpm build`) on 127.0.0.1 and a free port, and resolves once it
  * logs `server listening` (within a minute: a loaded machine starts slowly).
  */
-export async function startClusterNode(name: string, env: Record<string, string>): Promise<ClusterNode> {
+export async function startClusterNode(
+  name: string,
+  env: Record<string, string>,
+  options: { nodeArguments?: string[] } = {},
+): Promise<ClusterNode> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `collab-${name}-`));
-  const child = spawn(process.execPath, [mainScript], {
+  const child = spawn(process.execPath, [...(options.nodeArguments ?? []), mainScript], {
     env: {
       PATH: process.env.PATH,
       DATA_DIR: dataDir,

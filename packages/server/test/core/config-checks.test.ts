@@ -36,6 +36,19 @@ describe('configuration that would lie is refused at start-up, naming the variab
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
   });
 
+  it('takes one stun: URL for the SFU itself, none by default, and refuses TURN or a second server', () => {
+    expect(loadConfig({}).meetings.sfuStunServers).toEqual([]);
+    expect(
+      loadConfig({ MEETING_SFU_STUN_SERVERS: ' stun:stun.example.org:3478 ' }).meetings.sfuStunServers,
+    ).toEqual(['stun:stun.example.org:3478']);
+    expect(configRefusal({ MEETING_SFU_STUN_SERVERS: 'turn:turn.example.org' })).toContain(
+      'MEETING_SFU_STUN_SERVERS',
+    );
+    expect(configRefusal({ MEETING_SFU_STUN_SERVERS: 'stun:a.example.org,stun:b.example.org' })).toContain(
+      'expected at most one STUN server',
+    );
+  });
+
   it('reads an empty variable as unset, not as 0', () => {
     const config = loadConfig({ PORT: '', PREVIEW_MAX_CONCURRENT_RENDERS: ' ' });
     expect(config.port).toBe(8080);
