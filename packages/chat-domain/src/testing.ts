@@ -29,5 +29,6 @@ export {
   type PrivateEjabberdOptions,
   startPrivateEjabberd,
 } from './testing/private-ejabberd.js';
-export { type PrivateRedis, startPrivateRedis } from './testing/private-redis.js';
+export { type PrivatePostgres, startPrivatePostgres } from './testing/private-postgres.js';
+export { type PrivateRedis, type PrivateRedisOptions, startPrivateRedis } from './testing/private-redis.js';
 export { describeRoomLockConformance } from './testing/room-lock-conformance.js';

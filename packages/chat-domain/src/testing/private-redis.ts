@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { freeLoopbackPort } from './free-port.js';
 
 /** A redis-server of the test's own on a free loopback port, so a test can stop Redis under a client. */
@@ -6,15 +9,33 @@ export interface PrivateRedis {
   url: string;
   /** Kills the server (SIGKILL) and resolves once it is gone. */
   stop(): Promise<void>;
-  /** Starts a new, empty server on the same port once stopped (clients reconnect to it). */
+  /**
+   * Kills the server and starts a new one on the same port (clients reconnect to it): empty, or with
+   * the data of its append-only file when started with `appendOnly`.
+   */
   restart(): Promise<void>;
+  /** Starts the server again after {@link PrivateRedis.stop}; a no-op while it runs. */
+  start(): Promise<void>;
 }
 
-/** Spawns `redis-server` (no persistence) on `port`; resolves once it accepts connections. */
-async function spawnRedis(port: number): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+/** Options of {@link startPrivateRedis}. */
+export interface PrivateRedisOptions {
+  /** Persist every write to an append-only file (fsync on every write), so a restart keeps the data. @default false */
+  appendOnly?: boolean;
+}
+
+/** Spawns `redis-server` on `port`, with an append-only file in `folder` if given; resolves once it accepts connections. */
+async function spawnRedis(
+  port: number,
+  folder: string | undefined,
+): Promise<{ child: ChildProcess; exited: Promise<void> }> {
+  const persistence =
+    folder === undefined
+      ? ['--appendonly', 'no']
+      : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', folder];
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -32,20 +53,28 @@ async function spawnRedis(port: number): Promise<{ child: ChildProcess; exited: 
   return { child, exited };
 }
 
-/** Starts `redis-server` (no persistence) on a free port and waits until it accepts connections. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
+/** Starts `redis-server` on a free port and waits until it accepts connections. */
+export async function startPrivateRedis(options: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const port = await freeLoopbackPort();
-  let running = await spawnRedis(port);
+  const folder = options.appendOnly ? mkdtempSync(path.join(tmpdir(), 'collab-redis-')) : undefined;
+  let running: { child: ChildProcess; exited: Promise<void> } | undefined = await spawnRedis(port, folder);
   const stop = async () => {
-    running.child.kill('SIGKILL');
-    await running.exited;
+    const current = running;
+    if (current === undefined) return;
+    running = undefined;
+    current.child.kill('SIGKILL');
+    await current.exited;
+  };
+  const start = async () => {
+    if (running === undefined) running = await spawnRedis(port, folder);
   };
   return {
     url: `redis://127.0.0.1:${port}`,
     stop,
+    start,
     async restart() {
       await stop();
-      running = await spawnRedis(port);
+      await start();
     },
   };
 }
