@@ -43,6 +43,13 @@ export const chatErrorCodes = [
   'blob_missing',
   /** A dependency (user directory, event bus, message delivery) failed or did not answer. */
   'dependency_failed',
+  /**
+   * A backing service (the database, Redis) is away right now: nothing was changed, and the same call
+   * works once it is back; `details.dependency` names it, `details.retryAfterSeconds` says when to retry.
+   */
+  'dependency_unavailable',
+  /** The blob store's disk is full: the upload was refused and nothing of it was kept. */
+  'storage_full',
   /** No meeting with that id, or the room has no meeting. */
   'meeting_not_found',
   /** The room already has a meeting (one per room). */

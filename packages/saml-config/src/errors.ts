@@ -27,8 +27,13 @@ export const samlConfigErrorCodes = [
   'fetch_failed',
   /** Fetching the URL took longer than the configured time limit. */
   'fetch_timeout',
-  /** The property store failed (database down, constraint, corrupt row). */
+  /** The property store failed (constraint, corrupt row). */
   'store_failed',
+  /**
+   * The property store's database is away right now: nothing was changed, and the same call works once
+   * it is back; `details.retryAfterSeconds` says when to retry.
+   */
+  'dependency_unavailable',
   /** Options passed to a factory of this package are invalid (programming or deployment error). */
   'invalid_options',
   /** The properties cannot be expressed in a toolkit's settings (sha384 for node-saml, no usable SSO binding; `details.errors`). */

@@ -24,6 +24,8 @@ export const chatErrorStatus: Record<ChatErrorCode, number> = {
   payload_too_large: 413,
   blob_missing: 424,
   dependency_failed: 502,
+  dependency_unavailable: 503,
+  storage_full: 507,
   meeting_not_found: 404,
   meeting_exists: 409,
   meeting_not_active: 409,

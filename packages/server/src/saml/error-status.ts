@@ -21,6 +21,7 @@ export const samlErrorStatus: Record<SamlConfigErrorCode, number> = {
   fetch_failed: 400,
   fetch_timeout: 400,
   store_failed: 503,
+  dependency_unavailable: 503,
   invalid_options: 500,
   not_mappable: 400,
 };
