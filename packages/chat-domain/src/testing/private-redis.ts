@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freeLoopbackPort } from './free-port.js';
@@ -11,9 +11,10 @@ export interface PrivateRedis {
   stop(): Promise<void>;
   /**
    * Kills the server and starts a new one on the same port (clients reconnect to it): empty, or with
-   * the data of its append-only file when started with `appendOnly`.
+   * the data of its append-only file when started with `appendOnly`, unless `empty` (the file is
+   * removed first: a restart that lost its data).
    */
-  restart(): Promise<void>;
+  restart(options?: { empty?: boolean }): Promise<void>;
   /** Starts the server again after {@link PrivateRedis.stop}; a no-op while it runs. */
   start(): Promise<void>;
 }
@@ -72,8 +73,12 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
-    async restart() {
+    async restart(restartOptions = {}) {
       await stop();
+      if (restartOptions.empty && folder !== undefined) {
+        for (const entry of readdirSync(folder))
+          rmSync(path.join(folder, entry), { recursive: true, force: true });
+      }
       await start();
     },
   };
