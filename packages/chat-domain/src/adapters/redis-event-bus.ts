@@ -45,6 +45,19 @@ async function probeRedis(
   }
 }
 
+/** Reports a connection's first error until it is ready again: not one per reconnection attempt. */
+function reportFirstErrorOfEachOutage(connection: Redis, onError: (error: unknown) => void): void {
+  let reported = false;
+  connection.on('ready', () => {
+    reported = false;
+  });
+  connection.on('error', (error: unknown) => {
+    if (reported) return;
+    reported = true;
+    onError(error);
+  });
+}
+
 /**
  * An {@link EventBus} over Redis pub/sub: one channel per user, so each server instance receives
  * only the events of the users connected to it. Two connections: one publishes, one subscribes.
@@ -59,8 +72,8 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
   const connectionOptions = redisConnectionOptions(resolved);
   const publisher = new Redis(resolved.url, connectionOptions);
   const subscriber = new Redis(resolved.url, connectionOptions);
-  publisher.on('error', onError);
-  subscriber.on('error', onError);
+  reportFirstErrorOfEachOutage(publisher, onError);
+  reportFirstErrorOfEachOutage(subscriber, onError);
   const channels: RedisBusChannels = {
     ofUser: (userId) => `${resolved.channelPrefix}user:${userId}`,
     everyone: `${resolved.channelPrefix}resync`,

@@ -14,7 +14,7 @@ import { testDatabaseUrl } from '../support/test-database.js';
 /**
  * Two server instances share a private Redis (killed with SIGKILL and started again) and a
  * PostgreSQL database of this file's own. `tiny` keeps at most one event while Redis is away, to
- * test the backlog bound; `roomy` keeps the default 10 000.
+ * test the backlog bound; `roomy` keeps the default 10 000 and lets a user create 3 rooms a minute.
  */
 describe('a Redis outage under two server instances', () => {
   let redis: PrivateRedis;
@@ -37,7 +37,7 @@ describe('a Redis outage under two server instances', () => {
     const databaseUrl = await testDatabaseUrl('collab_test_faults_redis');
     const env = { CHAT_REDIS_URL: redis.url, CHAT_DATABASE_URL: databaseUrl };
     tiny = await startChatServer('postgres', { env: { ...env, CHAT_EVENT_BACKLOG_MAX: '1' } });
-    roomy = await startChatServer('postgres', { env });
+    roomy = await startChatServer('postgres', { env: { ...env, CHAT_ROOM_CREATIONS_PER_MINUTE: '3' } });
   });
   afterAll(async () => {
     await Promise.all(sockets.map((socket) => socket.close()));
@@ -77,6 +77,12 @@ describe('a Redis outage under two server instances', () => {
       expect(created.status).toBe(201);
       rooms.push(created.body.id as string);
     }
+    // The room creation limit counts in this process meanwhile (fails open per process, still counts).
+    const fourth = await roomy.as(owner)('POST', '/rooms', {
+      json: { type: 'group', name: 'Four', membersIds: [first, second] },
+    });
+    expect(fourth.status).toBe(429);
+    expect(fourth.headers.get('retry-after')).toMatch(/^\d+$/);
     // Redis was down all along: the writes did not wait for it.
     expect(await readiness(roomy)).toBe(503);
     expect((await roomy.as(owner)('GET', '/rooms')).status).toBe(200);
