@@ -1,10 +1,10 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { mapError } from './error-status.js';
 import { isRedisUnavailableError } from './redis-unavailable.js';
 
 /** A real ioredis client on a port nobody listens on (port 1), never reconnecting. */
-const unreachable = (options: ConstructorParameters<typeof Redis>[1] & object) => {
+const unreachable = (options: RedisOptions) => {
   const client = new Redis('redis://127.0.0.1:1', {
     lazyConnect: true,
     retryStrategy: () => null,
