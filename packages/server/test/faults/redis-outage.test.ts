@@ -8,6 +8,7 @@ import {
   startChatServer,
   users,
 } from '../chat/chat-test-support.js';
+import { loopbackMeetingEnv } from '../meetings/meeting-test-support.js';
 import { framesNotDescribed, servedAsyncApi } from '../support/asyncapi-frames.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 
@@ -35,7 +36,7 @@ describe('a Redis outage under two server instances', () => {
   beforeAll(async () => {
     redis = await startPrivateRedis();
     const databaseUrl = await testDatabaseUrl('collab_test_faults_redis');
-    const env = { CHAT_REDIS_URL: redis.url, CHAT_DATABASE_URL: databaseUrl };
+    const env = { ...loopbackMeetingEnv, CHAT_REDIS_URL: redis.url, CHAT_DATABASE_URL: databaseUrl };
     tiny = await startChatServer('postgres', { env: { ...env, CHAT_EVENT_BACKLOG_MAX: '1' } });
     roomy = await startChatServer('postgres', { env: { ...env, CHAT_ROOM_CREATIONS_PER_MINUTE: '3' } });
   });
@@ -125,6 +126,33 @@ describe('a Redis outage under two server instances', () => {
       (frame) => createdRoom(last.body.id as string)(frame) || resync('events_dropped')(frame),
       15_000,
     );
+  });
+
+  it('creates, starts and joins a meeting while Redis is down (API and media in one process), its events arriving after', async () => {
+    const { owner, guest, other } = users('owner', 'guest', 'other');
+    const ownerSocket = await listen(roomy, owner);
+    const guestSocket = await listen(tiny, guest);
+    const room = await roomy.as(owner)('POST', '/rooms', {
+      json: { type: 'group', name: 'Meet', membersIds: [guest, other] },
+    });
+    expect(room.status).toBe(201);
+    await killRedis();
+    const meeting = await roomy.as(owner)('POST', '/meetings', {
+      json: { roomId: room.body.id, name: 'Outage' },
+    });
+    expect(meeting.status).toBe(200);
+    const meetingId = meeting.body.id as string;
+    expect((await roomy.as(owner)('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
+    const joined = await roomy.as(owner)('POST', `/meetings/${meetingId}/join`, {
+      json: { audioStreamEnabled: false, videoStreamEnabled: false },
+      headers: { 'queue-id': String(ownerSocket.messages[0]?.queueId) },
+    });
+    expect(joined.status).toBe(200);
+    expect(joined.body.status).toBe('ACCEPTED');
+    expect(await readiness(roomy)).toBe(503);
+    await startRedis();
+    for (const type of ['MEETING_CREATED', 'MEETING_STARTED', 'MEETING_PARTICIPANT_JOINED'])
+      await guestSocket.next((frame) => frame.type === type && frame.meetingId === meetingId, 15_000);
   });
 
   it('keeps both instances serving, and sent only frames /asyncapi.json describes', async () => {
