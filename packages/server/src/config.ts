@@ -163,7 +163,7 @@ export const environmentSchema = z.object({
   CHAT_EVENT_BACKLOG_MAX: integer(1).default(10_000),
   /** Oldest a kept chat event may be when Redis returns, in seconds; older ones are dropped and their users told to resync. */
   CHAT_EVENT_BACKLOG_SECONDS: integer(1).default(60),
-  /** Longest wait for a Redis command of the chat event bus, in milliseconds; commands are refused at once while Redis is down. */
+  /** Longest wait for a Redis command of the chat event bus and the rate limits, in milliseconds; commands are refused at once while Redis is down. */
   CHAT_REDIS_TIMEOUT_MS: integer(100).max(60_000).default(2000),
   /** Base URL of a user service asked whether invitees exist (`GET /users/id/{id}`); default: every UUID is a user. */
   CHAT_USER_DIRECTORY_URL: urlWith(['http', 'https']),
