@@ -123,6 +123,49 @@ describe('redis event bus', () => {
     }
   });
 
+  it('subscribes without waiting past commandTimeoutMs while Redis hangs, then resyncs and delivers once it answers', async () => {
+    const redis = await startPrivateRedis();
+    const bus = await openRedisEventBus({ url: redis.url, channelPrefix, commandTimeoutMs: 200 });
+    const busy = new Redis(redis.url);
+    try {
+      let spinning = true;
+      // A script that spins for two seconds: the single-threaded server answers nobody meanwhile.
+      const spin = busy
+        .eval(
+          `local start = redis.call('TIME')
+           while true do
+             local now = redis.call('TIME')
+             if (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 2000000 then return 1 end
+           end`,
+          0,
+        )
+        .finally(() => {
+          spinning = false;
+        });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const alice = randomUUID();
+      const received: unknown[] = [];
+      const signals: unknown[] = [];
+      await bus.subscribe(
+        alice,
+        (delivery) => received.push(delivery),
+        (signal) => signals.push(signal),
+      );
+      const event = { type: 'ROOM_DELETED' as const, roomId: 'r', sentDate: '2024-01-01T00:00:00.000Z' };
+      await bus.publish([{ userId: alice, event }]);
+      expect(spinning).toBe(true);
+      await spin;
+      await waitUntil(() => signals.length > 0, 10_000, 'a resync once subscribed');
+      expect(signals).toEqual([{ reason: 'subscription_interrupted' }]);
+      await bus.publish([{ userId: alice, event }]);
+      await waitUntil(() => received.length >= 1, 10_000, 'a delivery');
+    } finally {
+      busy.disconnect();
+      await bus.close();
+      await redis.stop();
+    }
+  });
+
   it('unsubscribes without failing while Redis is down, and does not subscribe the channel again', async () => {
     const redis = await startPrivateRedis();
     const bus = await openRedisEventBus({ url: redis.url, channelPrefix });
