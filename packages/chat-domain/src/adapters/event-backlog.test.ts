@@ -12,17 +12,16 @@ describe('EventBacklog', () => {
     const backlog = new EventBacklog({ maxEvents: 10, maxAgeMs: 1000 });
     backlog.push([delivery('a', '1'), delivery('b', '2')]);
     backlog.push([delivery('a', '3')]);
-    expect(backlog.peek(2)).toEqual([delivery('a', '1'), delivery('b', '2')]);
-    backlog.remove(2);
-    expect(backlog.peek(5)).toEqual([delivery('a', '3')]);
+    expect(backlog.take(2).deliveries).toEqual([delivery('a', '1'), delivery('b', '2')]);
+    expect(backlog.take(5).deliveries).toEqual([delivery('a', '3')]);
     expect(backlog.hasLostUsers).toBe(false);
   });
 
   it('drops the oldest past maxEvents and remembers their users', () => {
     const backlog = new EventBacklog({ maxEvents: 2, maxAgeMs: 1000 });
     backlog.push([delivery('a', '1'), delivery('b', '2'), delivery('c', '3')]);
-    expect(backlog.peek(5)).toEqual([delivery('b', '2'), delivery('c', '3')]);
     expect(backlog.takeLostUsers()).toEqual({ userIds: ['a'], everyone: false });
+    expect(backlog.take(5).deliveries).toEqual([delivery('b', '2'), delivery('c', '3')]);
     expect(backlog.hasLostUsers).toBe(false);
   });
 
@@ -34,8 +33,19 @@ describe('EventBacklog', () => {
     backlog.push([delivery('b', '2')]);
     now = 1500;
     backlog.expire();
-    expect(backlog.peek(5)).toEqual([delivery('b', '2')]);
+    expect(backlog.take(5).deliveries).toEqual([delivery('b', '2')]);
     expect(backlog.takeLostUsers().userIds).toEqual(['a']);
+  });
+
+  it('puts back what was not handed over before what came meanwhile, within the bound', () => {
+    const backlog = new EventBacklog({ maxEvents: 3, maxAgeMs: 1000 });
+    backlog.push([delivery('a', '1'), delivery('b', '2')]);
+    const taken = backlog.take(2);
+    backlog.push([delivery('c', '3'), delivery('d', '4')]);
+    expect(backlog.hasLostUsers).toBe(false);
+    backlog.putBack(taken, 0);
+    expect(backlog.takeLostUsers().userIds).toEqual(['a']);
+    expect(backlog.take(5).deliveries).toEqual([delivery('b', '2'), delivery('c', '3'), delivery('d', '4')]);
   });
 
   it('asks everyone to resync when more users lost events than it keeps events', () => {

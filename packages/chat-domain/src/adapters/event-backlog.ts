@@ -19,6 +19,15 @@ interface Entry {
   acceptedAt: number;
 }
 
+/** Deliveries taken out of an {@link EventBacklog}, in order. */
+export interface TakenDeliveries {
+  readonly deliveries: readonly EventDelivery[];
+}
+
+interface TakenWithEntries extends TakenDeliveries {
+  readonly entries: readonly Entry[];
+}
+
 /**
  * Deliveries accepted but not yet handed to the backend, in order, bounded in count and age. A
  * dropped delivery is never silent: its user is remembered (up to `maxEvents` users, then
@@ -65,15 +74,25 @@ export class EventBacklog {
     if (count > 0) this.drop(count);
   }
 
-  /** The oldest `count` deliveries, still kept until {@link EventBacklog.remove}. */
-  peek(count: number): EventDelivery[] {
-    return this.entries.slice(this.head, this.head + count).map((entry) => entry.delivery);
+  /** Takes out the oldest `count` deliveries, to hand them over; give back what failed with {@link putBack}. */
+  take(count: number): TakenWithEntries {
+    const entries = this.entries.slice(this.head, this.head + count);
+    this.head += entries.length;
+    this.compact();
+    return { deliveries: entries.map((entry) => entry.delivery), entries };
   }
 
-  /** Forgets the oldest `count` deliveries (handed over, or refused and reported). */
-  remove(count: number): void {
-    this.head += Math.min(count, this.size);
-    this.compact();
+  /**
+   * Puts back, before the others, the taken deliveries from index `from` on (they were not handed
+   * over); the bounds apply to them again.
+   */
+  putBack(taken: TakenDeliveries, from: number): void {
+    const returned = (taken as TakenWithEntries).entries.slice(from);
+    if (returned.length === 0) return;
+    this.entries = [...returned, ...this.entries.slice(this.head)];
+    this.head = 0;
+    const excess = this.size - this.limits.maxEvents;
+    if (excess > 0) this.drop(excess);
   }
 
   /** Remembers `userId` as one whose deliveries were lost. */
@@ -103,7 +122,8 @@ export class EventBacklog {
   private drop(count: number): void {
     for (const entry of this.entries.slice(this.head, this.head + count))
       this.markLost(entry.delivery.userId);
-    this.remove(count);
+    this.head += count;
+    this.compact();
   }
 
   private compact(): void {

@@ -62,23 +62,29 @@ export function createRedisEventPublisher(
   };
 
   /** Publishes one batch; returns false when the connection failed and the rest must wait. */
-  const sendBatch = async (batch: EventDelivery[]): Promise<boolean> => {
+  const sendBatch = async (): Promise<boolean> => {
+    const taken = backlog.take(batchSize);
     const pipeline = connection.pipeline();
-    for (const delivery of batch)
+    for (const delivery of taken.deliveries)
       pipeline.publish(channels.ofUser(delivery.userId), JSON.stringify(delivery));
-    const results = (await pipeline.exec()) ?? [];
+    let results: [error: Error | null, result: unknown][];
+    try {
+      results = (await pipeline.exec()) ?? [];
+    } catch (error) {
+      backlog.putBack(taken, 0);
+      throw error;
+    }
     for (const [index, [error]] of results.entries()) {
       if (error === null) continue;
       if (!(error instanceof ReplyError)) {
-        // The connection failed: what Redis did not confirm stays kept (it may arrive twice).
-        backlog.remove(index);
+        // The connection failed: what Redis did not confirm is kept (it may arrive twice).
+        backlog.putBack(taken, index);
         return false;
       }
       onError(error);
-      const delivery = batch[index];
+      const delivery = taken.deliveries[index];
       if (delivery) backlog.markLost(delivery.userId);
     }
-    backlog.remove(batch.length);
     return true;
   };
 
@@ -96,7 +102,7 @@ export function createRedisEventPublisher(
         }
       }
       if (backlog.size === 0) return;
-      if (!(await sendBatch(backlog.peek(batchSize)))) return scheduleRetry();
+      if (!(await sendBatch())) return scheduleRetry();
     }
   };
 
