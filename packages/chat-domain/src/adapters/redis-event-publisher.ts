@@ -20,8 +20,6 @@ export interface RedisBusChannels {
 export interface RedisEventPublisher {
   /** Keeps the deliveries and hands them to Redis in the background. */
   accept(deliveries: readonly EventDelivery[]): void;
-  /** Deliveries not handed to Redis yet. */
-  pending(): number;
   /** Tries, for at most `timeoutMs`, to hand what is kept to Redis, then stops. */
   close(timeoutMs: number): Promise<void>;
 }
@@ -116,6 +114,7 @@ export function createRedisEventPublisher(
         draining = undefined;
         // Deliveries accepted while the last batch was in flight.
         if (
+          !closed &&
           (backlog.size > 0 || backlog.hasLostUsers) &&
           connection.status === 'ready' &&
           settling === undefined &&
@@ -155,7 +154,6 @@ export function createRedisEventPublisher(
       backlog.push(deliveries);
       void drain();
     },
-    pending: () => backlog.size,
     async close(timeoutMs) {
       closed = true;
       clearTimeout(retrying);

@@ -62,11 +62,11 @@ export function createRedisEventSubscriber(
   };
 
   /** Subscribes every channel not confirmed yet, then tells those users to resync. */
-  const resubscribe = async (): Promise<void> => {
+  const resubscribeOnce = async (): Promise<void> => {
     const userIds = registry.userIds().filter((userId) => !confirmed.has(userId) && !inFlight.has(userId));
     if (userIds.length === 0 && everyoneConfirmed) return;
     try {
-      await connection.subscribe(channels.everyone, ...userIds.map(channels.ofUser));
+      await connection.subscribe(channels.everyone, ...userIds.map((userId) => channels.ofUser(userId)));
     } catch (error) {
       reportUnlessOffline(error);
       scheduleRetry();
@@ -76,6 +76,14 @@ export function createRedisEventSubscriber(
     const resumed = userIds.filter((userId) => registry.has(userId));
     for (const userId of resumed) confirmed.add(userId);
     registry.resync({ reason: 'subscription_interrupted' }, onError, resumed);
+  };
+
+  let resubscribing: Promise<void> | undefined;
+  const resubscribe = (): Promise<void> => {
+    resubscribing ??= resubscribeOnce().finally(() => {
+      resubscribing = undefined;
+    });
+    return resubscribing;
   };
 
   function scheduleRetry(): void {
