@@ -4,6 +4,7 @@ export { createHttpUserDirectory, type HttpUserDirectoryOptions } from './adapte
 export { createMemoryBlobStore, type MemoryBlobStore } from './adapters/memory-blob-store.js';
 export { createMemoryEventBus, type MemoryEventBusOptions } from './adapters/memory-event-bus.js';
 export { openRedisEventBus, type RedisEventBusOptions } from './adapters/redis-event-bus.js';
+export { redisEventBusOptionsSchema } from './adapters/redis-event-bus-options.js';
 export { type ChatService, createChatService } from './chat-service.js';
 export {
   ChatError,
@@ -127,7 +128,15 @@ export type {
 } from './ports/blob-store.js';
 export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-store.js';
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
-export type { EventBus, EventBusHealth, EventListener, EventSubscription } from './ports/event-bus.js';
+export type {
+  EventBus,
+  EventBusHealth,
+  EventListener,
+  EventSubscription,
+  ResyncListener,
+  ResyncReason,
+  ResyncSignal,
+} from './ports/event-bus.js';
 export type { LockedRoom } from './ports/locked-room.js';
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';

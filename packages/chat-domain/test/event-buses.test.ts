@@ -7,7 +7,7 @@ import {
   waitUntil,
 } from '@collab-suite/chat-domain/testing';
 import { Redis } from 'ioredis';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const channelPrefix = `collab-test-chat-${randomUUID()}:`;
@@ -21,6 +21,25 @@ describeEventBusConformance('redis', async () => ({
   publisher: await openRedisEventBus({ url: redisUrl, channelPrefix }),
   subscriber: await openRedisEventBus({ url: redisUrl, channelPrefix }),
 }));
+
+let outageRedis: Awaited<ReturnType<typeof startPrivateRedis>> | undefined;
+afterAll(async () => {
+  await outageRedis?.stop();
+});
+
+describeEventBusConformance(
+  'redis across an outage (a private redis-server, killed and started)',
+  async () => {
+    outageRedis ??= await startPrivateRedis();
+    const redis = outageRedis;
+    await redis.start();
+    return {
+      publisher: await openRedisEventBus({ url: redis.url, channelPrefix }),
+      subscriber: await openRedisEventBus({ url: redis.url, channelPrefix }),
+      outage: { stop: () => redis.stop(), start: () => redis.start() },
+    };
+  },
+);
 
 describe('redis event bus', () => {
   it('fails with dependency_failed when Redis cannot be reached', async () => {
@@ -104,17 +123,116 @@ describe('redis event bus', () => {
     }
   });
 
-  it('unsubscribes without failing while Redis is down, and reports the failure to onError', async () => {
+  it('subscribes without waiting past commandTimeoutMs while Redis hangs, then resyncs and delivers once it answers', async () => {
     const redis = await startPrivateRedis();
-    const reported: unknown[] = [];
-    const bus = await openRedisEventBus({ url: redis.url, onError: (error) => reported.push(error) });
+    const bus = await openRedisEventBus({ url: redis.url, channelPrefix, commandTimeoutMs: 200 });
+    const busy = new Redis(redis.url);
     try {
-      const subscription = await bus.subscribe(randomUUID(), () => {});
+      let spinning = true;
+      // A script that spins for two seconds: the single-threaded server answers nobody meanwhile.
+      const spin = busy
+        .eval(
+          `local start = redis.call('TIME')
+           while true do
+             local now = redis.call('TIME')
+             if (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 2000000 then return 1 end
+           end`,
+          0,
+        )
+        .finally(() => {
+          spinning = false;
+        });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const alice = randomUUID();
+      const received: unknown[] = [];
+      const signals: unknown[] = [];
+      await bus.subscribe(
+        alice,
+        (delivery) => received.push(delivery),
+        (signal) => signals.push(signal),
+      );
+      const event = { type: 'ROOM_DELETED' as const, roomId: 'r', sentDate: '2024-01-01T00:00:00.000Z' };
+      await bus.publish([{ userId: alice, event }]);
+      expect(spinning).toBe(true);
+      await spin;
+      await waitUntil(() => signals.length > 0, 10_000, 'a resync once subscribed');
+      expect(signals).toEqual([{ reason: 'subscription_interrupted' }]);
+      await bus.publish([{ userId: alice, event }]);
+      await waitUntil(() => received.length >= 1, 10_000, 'a delivery');
+    } finally {
+      busy.disconnect();
+      await bus.close();
+      await redis.stop();
+    }
+  });
+
+  it('unsubscribes without failing while Redis is down, and does not subscribe the channel again', async () => {
+    const redis = await startPrivateRedis();
+    const bus = await openRedisEventBus({ url: redis.url, channelPrefix });
+    const probe = new Redis(redis.url, { lazyConnect: true });
+    try {
+      const alice = randomUUID();
+      const subscription = await bus.subscribe(alice, () => {});
       await redis.stop();
       await expect(subscription.unsubscribe()).resolves.toBeUndefined();
-      expect(reported.some((error) => /max retries per request/i.test(String(error)))).toBe(true);
+      await redis.start();
+      await eventually(async () => expect(await bus.checkHealth()).toEqual({ ready: true }));
+      await probe.connect();
+      // The resync channel is subscribed again, the user's is not.
+      await eventually(async () =>
+        expect(
+          await probe.pubsub('NUMSUB', `${channelPrefix}resync`, `${channelPrefix}user:${alice}`),
+        ).toEqual([`${channelPrefix}resync`, 1, `${channelPrefix}user:${alice}`, 0]),
+      );
     } finally {
+      probe.disconnect();
       await bus.close();
+      await redis.stop();
+    }
+  });
+
+  it('publishes at once without waiting for Redis and keeps at most backlogMaxEvents, then tells the dropped users to resync', async () => {
+    const redis = await startPrivateRedis();
+    const publisher = await openRedisEventBus({ url: redis.url, channelPrefix, backlogMaxEvents: 2 });
+    const subscriber = await openRedisEventBus({ url: redis.url, channelPrefix });
+    try {
+      const alice = randomUUID();
+      const bob = randomUUID();
+      const received: string[] = [];
+      const signals: string[] = [];
+      const listen = (userId: string, name: string) =>
+        subscriber.subscribe(
+          userId,
+          (item) => received.push(`${name}:${item.event.type === 'ROOM_DELETED' ? item.event.roomId : ''}`),
+          (signal) => signals.push(`${name}:${signal.reason}`),
+        );
+      await listen(alice, 'alice');
+      await listen(bob, 'bob');
+      await redis.stop();
+      const event = (roomId: string) => ({
+        type: 'ROOM_DELETED' as const,
+        roomId,
+        sentDate: '2024-01-01T00:00:00.000Z',
+      });
+      await publisher.publish([{ userId: alice, event: event('a1') }]);
+      await publisher.publish([
+        { userId: bob, event: event('b1') },
+        { userId: bob, event: event('b2') },
+      ]);
+      await redis.start();
+      await waitUntil(
+        () => received.length === 2 && signals.includes('alice:events_dropped'),
+        15_000,
+        'events',
+      );
+      expect(received).toEqual(['bob:b1', 'bob:b2']);
+      expect(signals).toContain('alice:subscription_interrupted');
+      expect(signals).toContain('bob:subscription_interrupted');
+      expect(signals).not.toContain('bob:events_dropped');
+    } finally {
+      await publisher.close();
+      await subscriber.close();
+      await redis.stop();
     }
   });
 });

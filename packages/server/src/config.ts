@@ -159,6 +159,12 @@ export const environmentSchema = z.object({
   CHAT_BLOB_DIR: optionalText,
   /** Redis URL carrying chat events between server instances; default: events stay in this process. */
   CHAT_REDIS_URL: urlWith(['redis', 'rediss']),
+  /** Most chat events kept in memory while Redis is away (published in order once it returns); past it users are told to resync. */
+  CHAT_EVENT_BACKLOG_MAX: integer(1).default(10_000),
+  /** Oldest a kept chat event may be when Redis returns, in seconds; older ones are dropped and their users told to resync. */
+  CHAT_EVENT_BACKLOG_SECONDS: integer(1).default(60),
+  /** Longest wait for a Redis command of the chat event bus and the rate limits, in milliseconds; commands are refused at once while Redis is down. */
+  CHAT_REDIS_TIMEOUT_MS: integer(100).max(60_000).default(2000),
   /** Base URL of a user service asked whether invitees exist (`GET /users/id/{id}`); default: every UUID is a user. */
   CHAT_USER_DIRECTORY_URL: urlWith(['http', 'https']),
   /**
@@ -394,6 +400,9 @@ export interface ServerConfig {
     databaseUrl: string;
     blobDirectory: string;
     redisUrl: string | undefined;
+    /** The event bus's backlog while Redis is away, and its command timeout. */
+    eventBacklog: { maxEvents: number; maxSeconds: number };
+    redisTimeoutMs: number;
     /** Age past which upload leftovers are swept, and the sweep period, in seconds; 0: no sweep. */
     blobSweepSeconds: number;
     userDirectoryUrl: string | undefined;
@@ -615,6 +624,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       databaseUrl: values.CHAT_DATABASE_URL ?? path.join(dataDir, 'chat.db'),
       blobDirectory: path.resolve(values.CHAT_BLOB_DIR ?? path.join(dataDir, 'chat-blobs')),
       redisUrl: values.CHAT_REDIS_URL,
+      eventBacklog: {
+        maxEvents: values.CHAT_EVENT_BACKLOG_MAX,
+        maxSeconds: values.CHAT_EVENT_BACKLOG_SECONDS,
+      },
+      redisTimeoutMs: values.CHAT_REDIS_TIMEOUT_MS,
       blobSweepSeconds: values.CHAT_BLOB_SWEEP_SECONDS,
       userDirectoryUrl: values.CHAT_USER_DIRECTORY_URL,
       maxAttachmentBytes: values.CHAT_MAX_ATTACHMENT_BYTES,

@@ -1,25 +1,15 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import { ChatError } from '../errors.js';
-import type { EventDelivery } from '../events.js';
-import type { EventBus, EventBusHealth, EventListener, EventSubscription } from '../ports/event-bus.js';
-import { ListenerRegistry } from './memory-event-bus.js';
+import type { EventBus, EventBusHealth } from '../ports/event-bus.js';
+import {
+  type RedisEventBusOptions,
+  redisConnectionOptions,
+  resolveRedisEventBusOptions,
+} from './redis-event-bus-options.js';
+import { createRedisEventPublisher, type RedisBusChannels } from './redis-event-publisher.js';
+import { createRedisEventSubscriber } from './redis-event-subscriber.js';
 
-/** Options of {@link openRedisEventBus}. */
-export interface RedisEventBusOptions {
-  /** Redis URL, e.g. `redis://127.0.0.1:6379`. */
-  url: string;
-  /** Prefix of the per-user channels, so several deployments can share one Redis. @default 'collab-suite:chat:' */
-  channelPrefix?: string;
-  /** Called when a listener throws, a message cannot be read or Redis refuses an unsubscribe. @default ignores the error */
-  onError?: (error: unknown) => void;
-  /**
-   * Longest wait for Redis to answer the PING of {@link EventBus.checkHealth}: a health probe must
-   * answer well within the 3 s the server's health routes give every dependency. @default 1000
-   */
-  healthTimeoutMs?: number;
-  /** Extra ioredis options (timeouts, TLS...). */
-  redisOptions?: RedisOptions;
-}
+export type { RedisEventBusOptions } from './redis-event-bus-options.js';
 
 /**
  * Ready when both connections are up and answer PING within `timeoutMs`; the reason names the
@@ -55,81 +45,61 @@ async function probeRedis(
   }
 }
 
+/** Reports a connection's first error until it is ready again: not one per reconnection attempt. */
+function reportFirstErrorOfEachOutage(connection: Redis, onError: (error: unknown) => void): void {
+  let reported = false;
+  connection.on('ready', () => {
+    reported = false;
+  });
+  connection.on('error', (error: unknown) => {
+    if (reported) return;
+    reported = true;
+    onError(error);
+  });
+}
+
 /**
  * An {@link EventBus} over Redis pub/sub: one channel per user, so each server instance receives
  * only the events of the users connected to it. Two connections: one publishes, one subscribes.
- * Resolves once both are connected.
+ * Resolves once both are connected. While Redis is away, `publish` keeps events in a bounded
+ * backlog (published in order once it returns), `subscribe` registers listeners to subscribe once
+ * it returns, and every listener that may have missed events gets a resync signal.
+ * @throws ChatError `invalid_input` for bad options, `dependency_failed` when Redis cannot be reached
  */
 export async function openRedisEventBus(options: RedisEventBusOptions): Promise<EventBus> {
-  const prefix = options.channelPrefix ?? 'collab-suite:chat:';
-  const healthTimeoutMs = options.healthTimeoutMs ?? 1000;
-  const onError = options.onError ?? (() => {});
-  const connectionOptions: RedisOptions = {
-    lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    ...options.redisOptions,
+  const resolved = resolveRedisEventBusOptions(options);
+  const onError = resolved.onError ?? (() => {});
+  const connectionOptions = redisConnectionOptions(resolved);
+  const publisher = new Redis(resolved.url, connectionOptions);
+  const subscriber = new Redis(resolved.url, connectionOptions);
+  reportFirstErrorOfEachOutage(publisher, onError);
+  reportFirstErrorOfEachOutage(subscriber, onError);
+  const channels: RedisBusChannels = {
+    ofUser: (userId) => `${resolved.channelPrefix}user:${userId}`,
+    everyone: `${resolved.channelPrefix}resync`,
   };
-  const publisher = new Redis(options.url, connectionOptions);
-  const subscriber = new Redis(options.url, connectionOptions);
-  publisher.on('error', onError);
-  subscriber.on('error', onError);
+  const subscriptions = createRedisEventSubscriber(subscriber, channels, onError);
   try {
     await Promise.all([publisher.connect(), subscriber.connect()]);
+    await subscriptions.start();
   } catch (error) {
     publisher.disconnect();
     subscriber.disconnect();
     throw new ChatError(
       'dependency_failed',
-      `expected Redis at ${options.url} to accept connections but it did not`,
-      {
-        cause: error,
-      },
+      `expected Redis at ${resolved.url} to accept connections but it did not`,
+      { cause: error },
     );
   }
-  const registry = new ListenerRegistry();
-  const subscribed = new Map<string, Promise<unknown>>();
-  const channelOf = (userId: string) => `${prefix}user:${userId}`;
-
-  subscriber.on('message', (_channel: string, message: string) => {
-    try {
-      registry.deliver(JSON.parse(message) as EventDelivery, onError);
-    } catch (error) {
-      onError(error);
-    }
-  });
+  const publishing = createRedisEventPublisher(publisher, channels, resolved, onError);
 
   let closed = false;
   return {
     async publish(deliveries) {
-      if (deliveries.length === 0) return;
-      const pipeline = publisher.pipeline();
-      for (const delivery of deliveries)
-        pipeline.publish(channelOf(delivery.userId), JSON.stringify(delivery));
-      const results = (await pipeline.exec()) ?? [];
-      const failure = results.find(([error]) => error !== null)?.[0];
-      if (failure) {
-        throw new ChatError('dependency_failed', 'expected Redis to accept the events but it refused', {
-          cause: failure,
-        });
-      }
+      if (closed) throw new ChatError('dependency_failed', 'expected an open event bus but it is closed');
+      publishing.accept(deliveries);
     },
-    async subscribe(userId: string, listener: EventListener): Promise<EventSubscription> {
-      if (registry.add(userId, listener)) subscribed.set(userId, subscriber.subscribe(channelOf(userId)));
-      await subscribed.get(userId);
-      let active = true;
-      return {
-        async unsubscribe() {
-          if (!active) return;
-          active = false;
-          if (registry.remove(userId, listener)) {
-            subscribed.delete(userId);
-            // The listener is gone already, so nothing more reaches it; Redis being down only leaves
-            // a channel subscribed, which is reported but is no failure of the caller's.
-            if (!closed) await subscriber.unsubscribe(channelOf(userId)).catch(onError);
-          }
-        },
-      };
-    },
+    subscribe: (userId, listener, onResync) => subscriptions.subscribe(userId, listener, onResync),
     async checkHealth() {
       if (closed) return { ready: false, reason: 'the event bus is closed' };
       return probeRedis(
@@ -137,14 +107,18 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
           ['publishing', publisher],
           ['subscribing', subscriber],
         ],
-        healthTimeoutMs,
+        resolved.healthTimeoutMs,
       );
     },
     async close() {
       if (closed) return;
       closed = true;
-      registry.clear();
+      subscriptions.clear();
+      await publishing.close(resolved.commandTimeoutMs);
       await Promise.allSettled([publisher.quit(), subscriber.quit()]);
+      // QUIT is refused while Redis is away; this also stops reconnecting.
+      publisher.disconnect();
+      subscriber.disconnect();
     },
   };
 }

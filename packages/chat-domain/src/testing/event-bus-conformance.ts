@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventDelivery } from '../events.js';
-import type { EventBus } from '../ports/event-bus.js';
+import type { EventBus, ResyncSignal } from '../ports/event-bus.js';
 import { waitUntil } from './fixtures.js';
 
 /** Two handles on one bus backend: what one publishes the other's listeners receive. */
 export interface EventBusPair {
   publisher: EventBus;
   subscriber: EventBus;
+  /** For a networked backend: takes it away and brings it back, to test the bus across an outage. */
+  outage?: {
+    stop(): Promise<void>;
+    start(): Promise<void>;
+  };
 }
 
 const delivery = (userId: string, roomId: string, queueId?: string): EventDelivery => ({
@@ -76,6 +81,55 @@ export function describeEventBusConformance(name: string, open: () => Promise<Ev
 
     it('accepts an empty batch', async () => {
       await pair.publisher.publish([]);
+    });
+
+    it('never tells a listener to resync while its backend answers', async () => {
+      const alice = randomUUID();
+      const received: EventDelivery[] = [];
+      const signals: ResyncSignal[] = [];
+      await pair.subscriber.subscribe(
+        alice,
+        (item) => received.push(item),
+        (signal) => signals.push(signal),
+      );
+      await pair.publisher.publish([delivery(alice, 'r1')]);
+      await waitUntil(() => received.length === 1, 5000, 'the delivery');
+      expect(signals).toEqual([]);
+    });
+
+    it('accepts events while its backend is away and delivers them in order once it returns', async (context) => {
+      const { outage } = pair;
+      if (outage === undefined) return context.skip();
+      const alice = randomUUID();
+      const received: EventDelivery[] = [];
+      await pair.subscriber.subscribe(alice, (item) => received.push(item));
+      await outage.stop();
+      await pair.publisher.publish([delivery(alice, 'r1'), delivery(alice, 'r2')]);
+      await pair.publisher.publish([delivery(alice, 'r3')]);
+      await outage.start();
+      await waitUntil(() => received.length >= 3, 15_000, 'the kept deliveries');
+      expect(received.map((item) => item.event)).toEqual(
+        ['r1', 'r2', 'r3'].map((roomId) => delivery(alice, roomId).event),
+      );
+    });
+
+    it('subscribes a listener while its backend is away: a resync, then events, once it returns', async (context) => {
+      const { outage } = pair;
+      if (outage === undefined) return context.skip();
+      const alice = randomUUID();
+      const received: EventDelivery[] = [];
+      const signals: ResyncSignal[] = [];
+      await outage.stop();
+      await pair.subscriber.subscribe(
+        alice,
+        (item) => received.push(item),
+        (signal) => signals.push(signal),
+      );
+      await outage.start();
+      await waitUntil(() => signals.length > 0, 15_000, 'a resync signal');
+      expect(signals[0]).toEqual({ reason: 'subscription_interrupted' });
+      await pair.publisher.publish([delivery(alice, 'r1')]);
+      await waitUntil(() => received.length === 1, 15_000, 'a delivery after the outage');
     });
 
     it('reports itself ready while its backend answers', async () => {

@@ -100,6 +100,7 @@ export async function createChatFeature(
   const creationLimit = createRoomCreationLimit({
     perMinute: config.chat.roomCreationsPerMinute,
     redisUrl: config.chat.redisUrl,
+    redisTimeoutMs: config.chat.redisTimeoutMs,
     logger,
   });
   router.use(createRoomRoutes(service, creationLimit.middleware));

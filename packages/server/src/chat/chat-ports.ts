@@ -68,7 +68,13 @@ export async function chatPortsFromConfig(
     overrides.events ??
     (chat.redisUrl
       ? await openNamed('CHAT_REDIS_URL', 'Redis', chat.redisUrl, () =>
-          openRedisEventBus({ url: chat.redisUrl as string, onError }),
+          openRedisEventBus({
+            url: chat.redisUrl as string,
+            onError,
+            backlogMaxEvents: chat.eventBacklog.maxEvents,
+            backlogMaxSeconds: chat.eventBacklog.maxSeconds,
+            commandTimeoutMs: chat.redisTimeoutMs,
+          }),
         )
       : createMemoryEventBus({ onListenerError: onError }));
   return { store, blobs, users, events };

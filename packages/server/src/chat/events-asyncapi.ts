@@ -51,6 +51,26 @@ const controlMessages = {
       properties: { type: { const: 'ping' } },
     },
   },
+  resync: {
+    title: 'Resync',
+    summary:
+      'Events may have been missed: refetch what the client shows (rooms, members, meetings). Sent after the event bus (Redis) was away.',
+    payload: {
+      type: 'object',
+      required: ['type', 'reason', 'sentDate'],
+      properties: {
+        type: { const: 'resync' },
+        reason: {
+          type: 'string',
+          enum: ['events_dropped', 'subscription_interrupted'],
+          description:
+            "`events_dropped`: events for the user were dropped past the server's backlog (CHAT_EVENT_BACKLOG_MAX, CHAT_EVENT_BACKLOG_SECONDS) while Redis was away. `subscription_interrupted`: this server was not listening for the user's events for a while (its Redis connection was down, or the session opened while it was), so events raised on other servers meanwhile passed it by.",
+        },
+        sentDate: { type: 'string', format: 'date-time' },
+      },
+      additionalProperties: false,
+    },
+  },
   pong: {
     title: 'Pong',
     summary: 'The answer to `ping`.',
@@ -71,7 +91,9 @@ with a JSON body \`{"code","message"}\`: 401 without a valid token, 404 for anot
 
 **Session.** The server first sends \`websocketConnected\` with the session's \`queueId\`, then every
 event for the user (or for this session's queue) with \`type\` and \`sentDate\`. A user with several
-sessions gets each event on each of them. The server sends WebSocket ping frames every
+sessions gets each event on each of them. \`resync\` tells the client that events may have been missed
+(the event bus was away); it refetches what it shows. A session opened while the event bus is away
+is accepted, and gets \`resync\` once its subscription is made. The server sends WebSocket ping frames every
 ${eventsSocketLimits.heartbeatMs / 1000} s; a client that has not answered one by the next is dropped.
 
 **Close codes.** 1001: the server is stopping. 1009: a client frame was larger than
@@ -119,8 +141,8 @@ const reference = (path: string) => ({ $ref: path });
 
 /**
  * The AsyncAPI 3.0 description of `/events`: the handshake and close codes, every event type with
- * its payload (from {@link eventDescriptions}), and the `websocketConnected`, `ping` and `pong`
- * frames. Operations are the server's: it sends events and receives pings.
+ * its payload (from {@link eventDescriptions}), and the `websocketConnected`, `resync`, `ping` and
+ * `pong` frames. Operations are the server's: it sends events and receives pings.
  */
 export function buildEventsAsyncApi(options: EventsAsyncApiOptions): AsyncApiDocument {
   const messages: AsyncApiDocument['components']['messages'] = {};
@@ -172,6 +194,13 @@ export function buildEventsAsyncApi(options: EventsAsyncApiOptions): AsyncApiDoc
         title: 'Deliver events',
         summary: 'Sends each event published for the user, or for this session only.',
         messages: eventTypes.map(inChannel),
+      },
+      askResync: {
+        action: 'send',
+        channel,
+        title: 'Ask for a resync',
+        summary: 'Sends `resync` when events for the user may have been missed.',
+        messages: [inChannel('resync')],
       },
       answerPing: {
         action: 'receive',

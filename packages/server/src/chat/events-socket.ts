@@ -68,7 +68,8 @@ function pathOf(target: string | undefined): string | undefined {
 /**
  * Users' live event stream. On open the server sends `{"type":"websocketConnected","queueId"}`,
  * answers `{"type":"ping"}` with `{"type":"pong"}`, and forwards every event published for the user
- * (or for this session's queue id) on the {@link EventBus}.
+ * (or for this session's queue id) on the {@link EventBus}, and `{"type":"resync","reason"}` when
+ * the bus says events may have been missed.
  */
 export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   const path = options.path ?? '/events';
@@ -104,10 +105,17 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       queues.delete(queueId);
       options.onSessionClosed?.(userId, queueId);
     });
-    subscription = await options.events.subscribe(userId, (delivery) => {
-      if (delivery.queueId !== undefined && delivery.queueId !== queueId) return;
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(delivery.event));
-    });
+    const send = (frame: object) => {
+      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+    };
+    subscription = await options.events.subscribe(
+      userId,
+      (delivery) => {
+        if (delivery.queueId === undefined || delivery.queueId === queueId) send(delivery.event);
+      },
+      // Events may have been missed (an event bus outage): the client refetches what it shows.
+      ({ reason }) => send({ type: 'resync', reason, sentDate: new Date().toISOString() }),
+    );
     if (socket.readyState !== socket.OPEN) {
       await subscription.unsubscribe();
       return;

@@ -9,6 +9,7 @@ import { actorOf } from './actor.js';
 export function createRoomCreationLimit(options: {
   perMinute: number;
   redisUrl: string | undefined;
+  redisTimeoutMs?: number;
   logger: Logger;
 }): RateLimit {
   return createRateLimit({

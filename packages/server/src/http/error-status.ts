@@ -3,6 +3,7 @@ import { previewErrorMapper } from '../preview/error-status.js';
 import { samlErrorMapper } from '../saml/error-status.js';
 import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
 import { isMalformedPathError, malformedPathMessage } from './malformed-path.js';
+import { isRedisUnavailableError, redisUnavailableAnswer } from './redis-unavailable.js';
 
 /** What the server answers for an error, before a feature formats the body. */
 export interface MappedError {
@@ -48,7 +49,10 @@ const bodyParserMessages: Record<string, string> = {
   'charset.unsupported': 'the request body has an unsupported charset',
 };
 
-/** Maps any thrown value to a status and message; unknown errors become an internal 500. */
+/**
+ * Maps any thrown value to a status and message; Redis being unavailable becomes 503
+ * `dependency_unavailable` with `Retry-After`; other unknown errors become an internal 500.
+ */
 export function mapError(error: unknown): MappedError {
   if (error instanceof RequestValidationError) {
     return { status: 422, message: error.message, issues: error.issues, headers: {} };
@@ -59,6 +63,7 @@ export function mapError(error: unknown): MappedError {
   for (const mapper of libraryErrorMappers) {
     if (mapper.matches(error)) return mapper.map(error);
   }
+  if (isRedisUnavailableError(error)) return redisUnavailableAnswer();
   if (isMalformedPathError(error)) return { status: 400, message: malformedPathMessage, headers: {} };
   if (isBodyParserError(error) && error.status >= 400 && error.status < 500) {
     return {

@@ -23,6 +23,8 @@ export interface RateLimitOptions {
   name: string;
   /** Counted across instances in Redis when given, else in this process. */
   redisUrl: string | undefined;
+  /** Longest wait for Redis to count a request; past it the request is counted in this process. @default 2000 */
+  redisTimeoutMs?: number;
   /** Whom a request counts against (a user id, a client address). */
   keyOf(request: Request, response: Response): string;
   /** The 429 message, given the limit and the seconds to wait. */
@@ -30,18 +32,36 @@ export interface RateLimitOptions {
   logger: Logger;
 }
 
+/** Longest pause between attempts to reconnect to Redis, so counting spans instances again soon after it returns. */
+const redisReconnectMaxDelayMs = 500;
+
 /**
  * At most `perMinute` requests per key and minute, then 429 with `Retry-After`. With Redis the count
- * spans every instance; if Redis stops answering each instance counts on its own meanwhile (the
- * limit fails open, never refusing because of Redis). rate-limiter-flexible keeps the counters.
+ * spans every instance; while Redis is down or slow (no answer within `redisTimeoutMs`) each instance counts on
+ * its own in memory (the limit fails open per process, never refusing nor failing because of Redis,
+ * and never waiting for it longer than that). rate-limiter-flexible keeps the counters.
  */
 export function createRateLimit(options: RateLimitOptions): RateLimit {
   const settings = { points: options.perMinute, duration: 60, keyPrefix: `collab-suite:${options.name}` };
   const memory = new RateLimiterMemory(settings);
-  const redis = options.redisUrl ? new Redis(options.redisUrl, { enableOfflineQueue: false }) : undefined;
+  const redisCommandTimeoutMs = options.redisTimeoutMs ?? 2000;
+  const redis = options.redisUrl
+    ? new Redis(options.redisUrl, {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        commandTimeout: redisCommandTimeoutMs,
+        connectTimeout: redisCommandTimeoutMs,
+        retryStrategy: (attempts) => Math.min(attempts * 50, redisReconnectMaxDelayMs),
+      })
+    : undefined;
   redis?.on('error', () => {});
   const limiter: RateLimiterAbstract = redis
-    ? new RateLimiterRedis({ ...settings, storeClient: redis, insuranceLimiter: memory })
+    ? new RateLimiterRedis({
+        ...settings,
+        storeClient: redis,
+        insuranceLimiter: memory,
+        rejectIfRedisNotReady: true,
+      })
     : memory;
   return {
     async middleware(request, response, next) {

@@ -71,6 +71,7 @@ export async function createPreviewFeature(
           perMinute: config.preview.uploadsPerMinute,
           name: 'preview-uploads',
           redisUrl: config.chat.redisUrl,
+          redisTimeoutMs: config.chat.redisTimeoutMs,
           logger: context.logger,
           keyOf: (request) => request.ip ?? request.socket.remoteAddress ?? 'unknown',
           refusal: (perMinute, seconds) =>

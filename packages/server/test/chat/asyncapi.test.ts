@@ -50,7 +50,7 @@ describe('/asyncapi.json', () => {
     expect(eventTypes.length).toBeGreaterThanOrEqual(29);
     expect(document.channels.events.address).toBe('/events');
     expect(Object.keys(document.channels.events.messages).sort()).toEqual(
-      [...eventTypes, 'websocketConnected', 'ping', 'pong'].sort(),
+      [...eventTypes, 'websocketConnected', 'resync', 'ping', 'pong'].sort(),
     );
     const sent = document.operations.sendEvents?.messages.map((message) => message.$ref.split('/').pop());
     expect(sent).toEqual(eventTypes);

@@ -55,13 +55,16 @@ export interface ChatTestServer extends TestServer {
   events(userId: string): Promise<EventsClient>;
 }
 
-/** Starts a server whose only feature is chat, on SQLite (in its DATA_DIR) or PostgreSQL. */
+/**
+ * Starts a server whose only feature is chat, on SQLite (in its DATA_DIR) or PostgreSQL (the chat
+ * HTTP tests' database unless `env.CHAT_DATABASE_URL` names another).
+ */
 export async function startChatServer(
   database: ChatDatabase,
   options: { overrides?: ChatFeatureOverrides; env?: Record<string, string> } = {},
 ): Promise<ChatTestServer> {
   const env: Record<string, string> = { ...options.env };
-  if (database === 'postgres') env.CHAT_DATABASE_URL = await chatPostgresUrl();
+  if (database === 'postgres') env.CHAT_DATABASE_URL ??= await chatPostgresUrl();
   const server = await startTestServer({
     env,
     features: async (context) => [await createChatFeature(context, options.overrides)],

@@ -59,7 +59,7 @@ describe('chat events across two server instances on one Redis', () => {
 });
 
 describe('chat events while Redis is down', () => {
-  it('a socket closing or opening during the outage neither crashes the server nor hangs', async () => {
+  it('a socket closing or opening during the outage neither crashes the server nor hangs: the new one is accepted', async () => {
     const redis = await startPrivateRedis();
     const server = await startChatServer('sqlite', { env: { CHAT_REDIS_URL: redis.url } });
     try {
@@ -68,13 +68,11 @@ describe('chat events while Redis is down', () => {
       await redis.stop();
       await before.close();
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const during = new WebSocket(`${server.url.replace('http', 'ws')}/events`, {
-        headers: { authorization: `Bearer ${await server.token(a)}` },
-      });
-      during.on('error', () => {});
-      const closeCode = await new Promise<number>((resolve) => during.once('close', (code) => resolve(code)));
-      expect(closeCode).toBe(1011);
+      // Subscribed once Redis returns (see test/faults/redis-outage.test.ts); accepted meanwhile.
+      const during = await server.events(a);
+      expect(during.socket.readyState).toBe(WebSocket.OPEN);
       expect((await server.as(a)('GET', '/rooms')).status).toBe(200);
+      await during.close();
     } finally {
       await server.stop();
       await redis.stop();
