@@ -17,7 +17,10 @@ export function chunkedUpload(
   chunks: Buffer[],
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: 'POST', headers: { ...headers, 'transfer-encoding': 'chunked' } });
+    const outgoing = request(url, {
+      method: 'POST',
+      headers: { ...headers, 'transfer-encoding': 'chunked' },
+    });
     outgoing.on('error', reject);
     outgoing.on('response', (incoming) => {
       let body = '';

@@ -21,7 +21,9 @@ describe('an attachment over CHAT_MAX_ATTACHMENT_BYTES sent without Content-Leng
     });
     const { alice, bob, carol } = users('alice', 'bob', 'carol');
     const call = chatClientFor(node.url, token)(alice);
-    const room = await call('POST', '/rooms', { json: { type: 'group', name: 'Limit', membersIds: [bob, carol] } });
+    const room = await call('POST', '/rooms', {
+      json: { type: 'group', name: 'Limit', membersIds: [bob, carol] },
+    });
     expect(room.status).toBe(201);
 
     const answer = await chunkedUpload(
