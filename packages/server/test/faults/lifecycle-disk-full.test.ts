@@ -1,0 +1,76 @@
+import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { signLocalToken } from '../../src/auth/sign-token.js';
+import { chatClientFor, users } from '../chat/chat-test-support.js';
+import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
+import { mountSmallDisk } from '../support/small-disk.js';
+import { testJwtSecret } from '../support/test-server.js';
+import { chunkedUpload } from './lifecycle-support.js';
+
+/** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
+const mustRun = process.env.CI === 'true';
+const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
+const disk = mountSmallDisk('2m');
+let node: ClusterNode | undefined;
+afterAll(async () => {
+  await node?.kill('SIGKILL');
+  disk.unmount();
+});
+
+describe('a full CHAT_BLOB_DIR (a 2 MiB tmpfs, built dist/main.js)', () => {
+  it.skipIf(disk.missing !== undefined && !mustRun)(
+    'answers 507 storage_full, keeps no file and no row, stays up, and takes uploads again once space is freed',
+    async () => {
+      if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
+      node = await startClusterNode('disk-full', {
+        AUTH_JWT_SECRET: testJwtSecret,
+        CHAT_BLOB_DIR: disk.directory,
+      });
+      const { alice, bob, carol } = users('alice', 'bob', 'carol');
+      const call = chatClientFor(node.url, token)(alice);
+      const room = await call('POST', '/rooms', {
+        json: { type: 'group', name: 'Full', membersIds: [bob, carol] },
+      });
+      expect(room.status).toBe(201);
+      const attachments = `/rooms/${room.body.id}/attachments`;
+      const kept = await call('POST', attachments, {
+        body: 'kept bytes',
+        headers: { fileName: 'kept.txt', mimeType: 'text/plain', 'content-type': 'application/octet-stream' },
+      });
+      expect(kept.status).toBe(201);
+      const blobFolder = path.join(disk.directory, 'attachments');
+      const filesBefore = readdirSync(blobFolder);
+      const listBefore = (await call('GET', attachments)).body;
+      // Most of the disk taken by something else: 1.5 MiB of the 2.
+      const filler = path.join(disk.directory, 'filler');
+      writeFileSync(filler, Buffer.alloc(1536 * 1024, 1));
+
+      const authorization = `Bearer ${await token(alice)}`;
+      const upload = (kibibytes: number) =>
+        chunkedUpload(
+          `${node?.url}${attachments}`,
+          {
+            authorization,
+            fileName: 'big.bin',
+            mimeType: 'application/octet-stream',
+            'content-type': 'application/octet-stream',
+          },
+          Array.from({ length: kibibytes / 64 }, () => Buffer.alloc(64 * 1024, 7)),
+        );
+      const refused = await upload(1024);
+      expect(refused.status).toBe(507);
+      expect(JSON.parse(refused.body)).toMatchObject({ code: 'storage_full' });
+      expect(readdirSync(blobFolder)).toEqual(filesBefore);
+      expect((await call('GET', attachments)).body).toEqual(listBefore);
+      expect(node.process.exitCode).toBeNull();
+
+      rmSync(filler);
+      const accepted = await upload(1024);
+      expect(accepted.status).toBe(201);
+      expect(readdirSync(blobFolder)).toHaveLength(filesBefore.length + 1);
+      expect(node.process.exitCode).toBeNull();
+    },
+    180_000,
+  );
+});
