@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -12,20 +12,34 @@ import { chunkedUpload } from './lifecycle-support.js';
 const mustRun = process.env.CI === 'true';
 const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
 const disk = mountSmallDisk('2m');
+
+/** Writes `file` until the disk refuses more (ENOSPC). */
+function fillDisk(file: string): void {
+  const descriptor = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(descriptor, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(descriptor);
+  }
+}
 let node: ClusterNode | undefined;
 afterAll(async () => {
   await node?.kill('SIGKILL');
   disk.unmount();
 });
 
-describe('a full CHAT_BLOB_DIR (a 2 MiB tmpfs, built dist/main.js)', () => {
+describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, built dist/main.js)', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(
-    'answers 507 storage_full, keeps no file and no row, stays up, and takes uploads again once space is freed',
+    'answers 507 storage_full to an attachment and a SAML write, keeps no file and no row, stays up, and writes again once space is freed',
     async () => {
       if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
       node = await startClusterNode('disk-full', {
         AUTH_JWT_SECRET: testJwtSecret,
         CHAT_BLOB_DIR: disk.directory,
+        SAML_DATABASE_URL: path.join(disk.directory, 'saml.db'),
       });
       const { alice, bob, carol } = users('alice', 'bob', 'carol');
       const call = chatClientFor(node.url, token)(alice);
@@ -42,9 +56,9 @@ describe('a full CHAT_BLOB_DIR (a 2 MiB tmpfs, built dist/main.js)', () => {
       const blobFolder = path.join(disk.directory, 'attachments');
       const filesBefore = readdirSync(blobFolder);
       const listBefore = (await call('GET', attachments)).body;
-      // Most of the disk taken by something else: 1.5 MiB of the 2.
+      // Every free block taken by something else.
       const filler = path.join(disk.directory, 'filler');
-      writeFileSync(filler, Buffer.alloc(1536 * 1024, 1));
+      fillDisk(filler);
 
       const authorization = `Bearer ${await token(alice)}`;
       const upload = (kibibytes: number) =>
@@ -65,10 +79,30 @@ describe('a full CHAT_BLOB_DIR (a 2 MiB tmpfs, built dist/main.js)', () => {
       expect((await call('GET', attachments)).body).toEqual(listBefore);
       expect(node.process.exitCode).toBeNull();
 
+      // The SAML property store on the same disk: a write is refused whole.
+      const admin = {
+        authorization: `Bearer ${await signLocalToken(testJwtSecret, { userId: alice, admin: true })}`,
+      };
+      const saml = `${node.url}/admin/auth/saml/full.example`;
+      const samlPut = await fetch(saml, {
+        method: 'PUT',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ 'sp.entityid': 'urn:full.example' }),
+      });
+      expect(samlPut.status).toBe(507);
+      expect(await samlPut.json()).toMatchObject({ ok: false, code: 'storage_full' });
+      expect(await (await fetch(`${saml}?raw=true`, { headers: admin })).json()).toEqual({});
+
       rmSync(filler);
       const accepted = await upload(1024);
       expect(accepted.status).toBe(201);
       expect(readdirSync(blobFolder)).toHaveLength(filesBefore.length + 1);
+      const samlAgain = await fetch(saml, {
+        method: 'PUT',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ 'sp.entityid': 'urn:full.example' }),
+      });
+      expect(samlAgain.status).toBe(200);
       expect(node.process.exitCode).toBeNull();
     },
     180_000,
