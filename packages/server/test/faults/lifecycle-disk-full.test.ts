@@ -12,6 +12,7 @@ import { chunkedUpload } from './lifecycle-support.js';
 const mustRun = process.env.CI === 'true';
 const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
 const disk = mountSmallDisk('2m');
+const databaseDisk = mountSmallDisk('4m');
 
 /** Writes `file` until the disk refuses more (ENOSPC). */
 function fillDisk(file: string): void {
@@ -26,9 +27,12 @@ function fillDisk(file: string): void {
   }
 }
 let node: ClusterNode | undefined;
+let databaseNode: ClusterNode | undefined;
 afterAll(async () => {
   await node?.kill('SIGKILL');
+  await databaseNode?.kill('SIGKILL');
   disk.unmount();
+  databaseDisk.unmount();
 });
 
 describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, built dist/main.js)', () => {
@@ -104,6 +108,35 @@ describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, 
       });
       expect(samlAgain.status).toBe(200);
       expect(node.process.exitCode).toBeNull();
+    },
+    180_000,
+  );
+
+  it.skipIf(databaseDisk.missing !== undefined && !mustRun)(
+    'answers 507 storage_full when the chat database disk is full, and creates rooms again once space is freed',
+    async () => {
+      if (!databaseDisk.directory) throw new Error(`the full-disk test cannot run: ${databaseDisk.missing}`);
+      databaseNode = await startClusterNode('database-full', {
+        AUTH_JWT_SECRET: testJwtSecret,
+        CHAT_DATABASE_URL: path.join(databaseDisk.directory, 'chat.db'),
+      });
+      const { alice, bob, carol } = users('alice', 'bob', 'carol');
+      const call = chatClientFor(databaseNode.url, token)(alice);
+      const create = () =>
+        call('POST', '/rooms', { json: { type: 'group', name: 'Full', membersIds: [bob, carol] } });
+      expect((await create()).status).toBe(201);
+      const roomsBefore = (await call('GET', '/rooms')).body;
+      const filler = path.join(databaseDisk.directory, 'filler');
+      fillDisk(filler);
+
+      const refused = await create();
+      expect(refused.status).toBe(507);
+      expect(refused.body).toMatchObject({ code: 'storage_full' });
+      expect((await call('GET', '/rooms')).body).toEqual(roomsBefore);
+      expect(databaseNode.process.exitCode).toBeNull();
+
+      rmSync(filler);
+      expect((await create()).status).toBe(201);
     },
     180_000,
   );
