@@ -51,8 +51,12 @@ export function handleShutdownSignals(options: ShutdownSignalOptions): void {
       logger.error({ timeoutMs }, 'shutdown did not finish within SHUTDOWN_TIMEOUT_MS: exiting now');
       exit(1);
     }, timeoutMs);
+    const startedAt = Date.now();
     options.stop(drainMs).then(
-      () => exit(0),
+      () => {
+        logger.info({ elapsedMs: Date.now() - startedAt }, 'shut down');
+        exit(0);
+      },
       (error: unknown) => {
         logger.error({ err: error }, 'error during shutdown');
         exit(1);

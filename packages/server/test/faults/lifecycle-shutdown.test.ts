@@ -32,6 +32,32 @@ function holdUpload(port: number): Promise<void> {
   return new Promise((resolve) => socket.on('close', () => resolve()));
 }
 
+/**
+ * Opens `/events` by hand and then never answers anything, like a peer whose network went away:
+ * it will not send the close frame back. Resolves once the 101 arrived, with a promise of the
+ * connection's end.
+ */
+async function openSilentEvents(port: number, token: string): Promise<{ ended: Promise<void> }> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.on('error', () => {});
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.write(
+    'GET /events HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+      'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n' +
+      `Authorization: Bearer ${token}\r\n\r\n`,
+  );
+  let received = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      if (received.includes('\r\n\r\n')) resolve();
+    });
+    socket.once('close', () => reject(new Error(`the upgrade was refused: ${received}`)));
+  });
+  expect(received).toMatch(/^HTTP\/1\.1 101 /);
+  return { ended };
+}
+
 /** Starts a server, waiting until it logged the request `holdUpload` began (so it is in flight). */
 async function startWithHeldRequest(name: string, timeoutMs: number) {
   const started = await startClusterNode(name, { SHUTDOWN_TIMEOUT_MS: String(timeoutMs) });
@@ -90,5 +116,26 @@ describe('SIGTERM (built dist/main.js)', () => {
     node.process.kill('SIGTERM');
     expect(await exited).toBe(1);
     expect(node.output()).toContain('second signal during shutdown: exiting now');
+  }, 180_000);
+
+  it('exits 0 within the bound when an /events peer never answers the close frame', async () => {
+    const timeoutMs = 3000;
+    node = await startClusterNode('sigterm-silent-peer', {
+      AUTH_JWT_SECRET: testJwtSecret,
+      SHUTDOWN_TIMEOUT_MS: String(timeoutMs),
+    });
+    const { alice } = users('alice');
+    const silent = await openSilentEvents(
+      Number(new URL(node.url).port),
+      await signLocalToken(testJwtSecret, { userId: alice }),
+    );
+    const exited = exitOf(node, 120_000);
+    const signalledAt = Date.now();
+    node.process.kill('SIGTERM');
+    await silent.ended;
+    // 0: the connection was cut at the end of the requests' share of the bound, and the features
+    // then closed; the WebSocket library alone would have waited 30 s for the peer.
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(3 * timeoutMs);
   }, 180_000);
 });
