@@ -2,7 +2,7 @@ import { closeSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
-import { chatClientFor, users } from '../chat/chat-test-support.js';
+import { chatClientFor, onePixelPng, users } from '../chat/chat-test-support.js';
 import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
 import { mountSmallDisk } from '../support/small-disk.js';
 import { testJwtSecret } from '../support/test-server.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, built dist/main.js)', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(
-    'answers 507 storage_full to an attachment and a SAML write, keeps no file and no row, stays up, and writes again once space is freed',
+    'answers 507 storage_full to an attachment, a room picture and a SAML write, keeps no file and no row, stays up, and writes again once space is freed',
     async () => {
       if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
       node = await startClusterNode('disk-full', {
@@ -83,6 +83,21 @@ describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, 
       expect((await call('GET', attachments)).body).toEqual(listBefore);
       expect(node.process.exitCode).toBeNull();
 
+      // A room picture goes to the same store.
+      const picture = await call('PUT', `/rooms/${room.body.id}/picture`, {
+        body: onePixelPng,
+        headers: { fileName: 'room.png', mimeType: 'image/png', 'content-type': 'application/octet-stream' },
+      });
+      expect(picture.status).toBe(507);
+      expect(picture.body).toMatchObject({ code: 'storage_full' });
+      expect((await call('GET', `/rooms/${room.body.id}/picture`)).status).toBe(404);
+      // No file of it anywhere (its empty folder may stay: folders take no blocks on tmpfs).
+      const pictureFiles = readdirSync(path.join(disk.directory, 'pictures'), {
+        recursive: true,
+        withFileTypes: true,
+      });
+      expect(pictureFiles.filter((entry) => !entry.isDirectory())).toEqual([]);
+
       // The SAML property store on the same disk: a write is refused whole.
       const admin = {
         authorization: `Bearer ${await signLocalToken(testJwtSecret, { userId: alice, admin: true })}`,
@@ -107,6 +122,11 @@ describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, 
         body: JSON.stringify({ 'sp.entityid': 'urn:full.example' }),
       });
       expect(samlAgain.status).toBe(200);
+      const pictureAgain = await call('PUT', `/rooms/${room.body.id}/picture`, {
+        body: onePixelPng,
+        headers: { fileName: 'room.png', mimeType: 'image/png', 'content-type': 'application/octet-stream' },
+      });
+      expect(pictureAgain.status).toBe(204);
       expect(node.process.exitCode).toBeNull();
     },
     180_000,
