@@ -92,7 +92,9 @@ function logCompletion(
  * `request.log`, and one line when the response is done, with the client address (as
  * `trust proxy` reads it) and the user when one authenticated: server errors at error with their
  * cause, 4xx at info, the rest at `successLevel` (info). A line below the logger's level costs a
- * level check, nothing more.
+ * level check and the client address, read on arrival so that a request whose connection is
+ * destroyed (a refused upload) still logs it. An error thrown while writing the line is logged, never
+ * thrown from the 'close' event.
  */
 export function useRequestLogging(app: ExpressApp, logger: Logger, successLevel: Level = 'info'): void {
   // On the app's request prototype, so the child logger is only made for requests that log.
