@@ -1,5 +1,14 @@
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,7 +57,7 @@ afterAll(() => {
 
 describe('LibreOffice pool on a full temporary disk', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(
-    'fails the conversion with STORAGE_FULL, leaves no job file, keeps the instance, and converts once space is freed',
+    'fails the conversion with STORAGE_FULL when neither the document nor its PDF fits, leaves no job file, keeps the instance, and converts once space is freed',
     async () => {
       if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
       const workDir = join(disk.directory, 'work');
@@ -67,6 +76,16 @@ describe('LibreOffice pool on a full temporary disk', () => {
           cause: { code: 'ENOSPC' },
         });
         expect((error as Error).message).not.toContain(disk.directory);
+        expect(readdirSync(join(workDir, 'jobs-0'))).toEqual([]);
+        expect(converter.status()).toMatchObject({ available: true, busy: 0, restarts: 0 });
+
+        // Room for the document, none for its PDF.
+        truncateSync(filler, statSync(filler).size - document.byteLength - 8192);
+        const exportError = await converter
+          .convert({ data: document, type: 'docx' })
+          .catch((caught: unknown) => caught);
+        expect(exportError).toMatchObject({ name: 'PreviewError', code: 'STORAGE_FULL' });
+        expect((exportError as Error).message).not.toContain(disk.directory);
         expect(readdirSync(join(workDir, 'jobs-0'))).toEqual([]);
         expect(converter.status()).toMatchObject({ available: true, busy: 0, restarts: 0 });
 

@@ -35,6 +35,12 @@ export type InstanceResult =
 const RETRY_AFTER = { retryAfterSeconds: 2 };
 
 /**
+ * How LibreOffice words a store that failed for want of space: `... failed: 0x909(Error Area:Io
+ * Class:Space Code:9)` (its ERRCODE_IO_OUTOFSPACE).
+ */
+const outOfSpace = /\bClass:Space\b/;
+
+/**
  * Why the document could not be written to the instance's job folder: a full disk or quota
  * (`ENOSPC`, `EDQUOT`) is `STORAGE_FULL`, anything else `CONVERTER_UNAVAILABLE`; neither is the
  * document's fault. The folder's path stays in `cause`, for logs only.
@@ -211,6 +217,14 @@ export class SofficeInstance {
         },
       );
       return { ok: false, error, restart: true };
+    }
+    if ((answer.kind === 'load' || answer.kind === 'export') && outOfSpace.test(answer.error ?? '')) {
+      const error = new PreviewError(
+        'STORAGE_FULL',
+        "the converter's temporary disk is full: LibreOffice could not write the PDF",
+        { cause: new Error(answer.error) },
+      );
+      return { ok: false, error, restart: false };
     }
     if (answer.kind === 'load' || answer.kind === 'export') {
       const what = answer.kind === 'load' ? 'open' : 'convert';
