@@ -173,6 +173,10 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   }, options.heartbeatMs ?? eventsSocketLimits.heartbeatMs);
   heartbeat.unref();
 
+  const closeSessions = (code: number, reason: string) => {
+    for (const socket of sockets.clients) socket.close(code, reason);
+  };
+
   return {
     attach(server) {
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -194,12 +198,10 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     },
     size: () => sockets.clients.size,
     hasQueue: (userId, queueId) => queues.get(queueId) === userId,
-    closeSessions(code, reason) {
-      for (const socket of sockets.clients) socket.close(code, reason);
-    },
+    closeSessions,
     async close() {
       clearInterval(heartbeat);
-      for (const socket of sockets.clients) socket.close(1001, 'server stopping');
+      closeSessions(1001, 'server stopping');
       const cut = setTimeout(() => {
         for (const socket of sockets.clients) socket.terminate();
       }, closeHandshakeMs);
