@@ -1,10 +1,10 @@
-import { closeSync, openSync, readdirSync, rmSync, writeSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import { chatClientFor, onePixelPng, users } from '../chat/chat-test-support.js';
 import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
-import { mountSmallDisk } from '../support/small-disk.js';
+import { fillDisk, mountSmallDisk } from '../support/small-disk.js';
 import { testJwtSecret } from '../support/test-server.js';
 import { chunkedUpload } from './lifecycle-support.js';
 
@@ -14,18 +14,6 @@ const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
 const disk = mountSmallDisk('2m');
 const databaseDisk = mountSmallDisk('4m');
 
-/** Writes `file` until the disk refuses more (ENOSPC). */
-function fillDisk(file: string): void {
-  const descriptor = openSync(file, 'w');
-  const block = Buffer.alloc(4096, 1);
-  try {
-    for (;;) writeSync(descriptor, block);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(descriptor);
-  }
-}
 let node: ClusterNode | undefined;
 let databaseNode: ClusterNode | undefined;
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -30,4 +30,17 @@ export function mountSmallDisk(size: string): SmallDisk {
       rmSync(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes `file` until the disk refuses more (ENOSPC): every free block is then taken. */
+export function fillDisk(file: string): void {
+  const descriptor = openSync(file, 'w');
+  const block = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(descriptor, block);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(descriptor);
+  }
 }
