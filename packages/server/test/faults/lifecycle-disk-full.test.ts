@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,14 +14,18 @@ const mustRun = process.env.CI === 'true';
 const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
 const disk = mountSmallDisk('2m');
 const databaseDisk = mountSmallDisk('4m');
+const readOnlyDisk = mountSmallDisk('1m');
 
 let node: ClusterNode | undefined;
 let databaseNode: ClusterNode | undefined;
+let readOnlyNode: ClusterNode | undefined;
 afterAll(async () => {
   await node?.kill('SIGKILL');
   await databaseNode?.kill('SIGKILL');
   disk.unmount();
   databaseDisk.unmount();
+  await readOnlyNode?.kill('SIGKILL');
+  readOnlyDisk.unmount();
 });
 
 describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, built dist/main.js)', () => {
@@ -145,6 +150,45 @@ describe('a full disk under CHAT_BLOB_DIR and SAML_DATABASE_URL (a 2 MiB tmpfs, 
 
       rmSync(filler);
       expect((await create()).status).toBe(201);
+    },
+    180_000,
+  );
+
+  it.skipIf(readOnlyDisk.missing !== undefined && !mustRun)(
+    'answers 500, not 400 blaming the client, when the blob disk fails another way (remounted read-only)',
+    async () => {
+      const directory = readOnlyDisk.directory;
+      if (!directory) throw new Error(`the read-only disk test cannot run: ${readOnlyDisk.missing}`);
+      readOnlyNode = await startClusterNode('blob-disk-read-only', {
+        AUTH_JWT_SECRET: testJwtSecret,
+        CHAT_BLOB_DIR: directory,
+      });
+      const { alice, bob, carol } = users('alice', 'bob', 'carol');
+      const call = chatClientFor(readOnlyNode.url, token)(alice);
+      const room = await call('POST', '/rooms', {
+        json: { type: 'group', name: 'Read-only', membersIds: [bob, carol] },
+      });
+      const attachments = `/rooms/${room.body.id}/attachments`;
+      const headers = {
+        authorization: `Bearer ${await token(alice)}`,
+        fileName: 'file.bin',
+        mimeType: 'application/octet-stream',
+        'content-type': 'application/octet-stream',
+      };
+      expect(
+        (await chunkedUpload(`${readOnlyNode.url}${attachments}`, headers, [Buffer.alloc(1024)])).status,
+      ).toBe(201);
+      const remounted = spawnSync('mount', ['-o', 'remount,ro', directory], { encoding: 'utf8' });
+      expect(remounted.stderr).toBe('');
+      try {
+        const chunks = Array.from({ length: 8 }, () => Buffer.alloc(64 * 1024, 3));
+        const refused = await chunkedUpload(`${readOnlyNode.url}${attachments}`, headers, chunks);
+        expect(refused.status).toBe(500);
+        expect((await call('GET', attachments)).body.attachments).toHaveLength(1);
+        expect(readOnlyNode.process.exitCode).toBeNull();
+      } finally {
+        spawnSync('mount', ['-o', 'remount,rw', directory]);
+      }
     },
     180_000,
   );
