@@ -36,7 +36,9 @@ export type PreviewErrorCode =
   /** The converter stopped (crashed or was killed) during this conversion; the next one gets a fresh instance. */
   | 'CONVERTER_CRASHED'
   /** The conversion took longer than the configured time and was stopped. */
-  | 'CONVERSION_TIMEOUT';
+  | 'CONVERSION_TIMEOUT'
+  /** A disk the service writes to (the converter's temporary folder) is full; nothing of the input was kept. */
+  | 'STORAGE_FULL';
 
 /** Optional machine-readable facts about a {@link PreviewError}. */
 export type PreviewErrorDetails = Readonly<Record<string, string | number | boolean | undefined>>;

@@ -34,6 +34,8 @@ export const samlConfigErrorCodes = [
    * it is back; `details.retryAfterSeconds` says when to retry.
    */
   'dependency_unavailable',
+  /** The property store's disk is full: the write was refused and nothing of it was kept. */
+  'storage_full',
   /** Options passed to a factory of this package are invalid (programming or deployment error). */
   'invalid_options',
   /** The properties cannot be expressed in a toolkit's settings (sha384 for node-saml, no usable SSO binding; `details.errors`). */

@@ -43,6 +43,8 @@ export interface CreateAppOptions {
 export type ServerApp = Express & {
   /** Lets features accept WebSocket upgrades on the HTTP server. */
   attach(server: Server): void;
+  /** Ends every feature's long-lived connections (WebSocket sessions); see `ServerFeature.drain`. */
+  drain(): void;
   /** Closes every feature's pools and connections. */
   close(): Promise<void>;
   readonly logger: Logger;
@@ -90,10 +92,12 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   management.use('/health', createHealthRouter(checks));
   // Every role has metrics: a media node's are its SFU's sessions and traffic.
   let httpServer: Server | undefined;
-  const metrics = createServerMetrics(app, checks, [
-    httpConnectionsMetric(() => httpServer),
-    ...features.flatMap((feature) => feature.metrics ?? []),
-  ]);
+  const metrics = createServerMetrics(
+    app,
+    checks,
+    [httpConnectionsMetric(() => httpServer), ...features.flatMap((feature) => feature.metrics ?? [])],
+    logger,
+  );
   const serveMetrics: express.RequestHandler = async (_request, response) => {
     response.setHeader('Content-Type', metrics.contentType);
     response.send(await metrics.metrics());
@@ -142,6 +146,15 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
     attach(server: Server) {
       httpServer = server;
       for (const feature of features) feature.attach?.(server);
+    },
+    drain() {
+      for (const feature of features) {
+        try {
+          feature.drain?.();
+        } catch (error) {
+          logger.error({ err: error, feature: feature.name }, 'a feature failed to drain its connections');
+        }
+      }
     },
     close() {
       eventLoop.close();

@@ -353,7 +353,11 @@ export const environmentSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Level of the line each successful request (2xx, 3xx) logs; `debug` leaves them out at the default level. */
   LOG_REQUEST_LEVEL: z.enum(['info', 'debug', 'trace']).default('info'),
-  /** Time in-flight requests get to finish after SIGTERM, in milliseconds. */
+  /**
+   * The whole time from SIGTERM to exit, in milliseconds: requests in flight get all but min(2 s,
+   * half) of it, closing the features the rest; past it the process exits anyway (code 1). Ten
+   * seconds lets an upload of a large image finish and stays well under systemd's TimeoutStopSec.
+   */
   SHUTDOWN_TIMEOUT_MS: integer(0).default(10_000),
   /** Serve the interactive API docs at /docs. */
   DOCS_ENABLED: booleanText.default(true),
@@ -457,6 +461,7 @@ export interface ServerConfig {
   managementHost: string;
   logLevel: z.infer<typeof environmentSchema>['LOG_LEVEL'];
   requestLogLevel: z.infer<typeof environmentSchema>['LOG_REQUEST_LEVEL'];
+  /** `SHUTDOWN_TIMEOUT_MS`: the whole bound from SIGTERM to exit. */
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
 }

@@ -41,6 +41,12 @@ export interface ServerFeature {
   metrics?: FeatureMetric[];
   /** Called once with the HTTP server, e.g. to accept WebSocket upgrades. */
   attach?(server: Server): void;
+  /**
+   * Called once when the server stops accepting, before requests in flight are waited for: ends
+   * long-lived connections (WebSocket sessions) that would otherwise hold the shutdown until its
+   * deadline.
+   */
+  drain?(): void;
   /** Releases pools, connections and timers; called once at shutdown. */
   close?(): Promise<void>;
 }

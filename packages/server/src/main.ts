@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
 import { startManagementServer } from './management-server.js';
+import { installFatalErrorHandlers } from './process/fatal-errors.js';
+import { handleShutdownSignals } from './process/shutdown-signals.js';
 import { startServer } from './start-server.js';
 import { StartupError } from './startup-error.js';
 import { logStartupSummary } from './startup-summary.js';
@@ -17,7 +20,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const app = await createApp({ config });
+  const logger = createLogger(config.logLevel);
+  installFatalErrorHandlers(logger);
+  const app = await createApp({ config, logger });
   const running = await startServer(app, { host: config.host, port: config.port });
   const management =
     config.managementPort === undefined
@@ -26,18 +31,13 @@ async function main(): Promise<void> {
   if (management) {
     app.logger.info({ host: config.managementHost, port: management.port }, 'management listening');
   }
-  const shutdown = (signal: string) => {
-    app.logger.info({ signal, timeoutMs: config.shutdownTimeoutMs }, 'shutting down');
-    Promise.all([running.stop(config.shutdownTimeoutMs), management?.stop()]).then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.logger.error({ err: error }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  handleShutdownSignals({
+    logger: app.logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    stop: async (drainMs) => {
+      await Promise.all([running.stop(drainMs), management?.stop()]);
+    },
+  });
   logStartupSummary(config, app.logger);
   // Logged after the handlers exist: a supervisor may signal as soon as it reads this line.
   app.logger.info({ host: config.host, port: running.port, dataDir: config.dataDir }, 'server listening');

@@ -4,6 +4,7 @@ import { copyFile, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ChatError } from '../errors.js';
 import type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from '../ports/blob-store.js';
 import { assertBlobKey, blobTooLarge } from './blob-keys.js';
 import { sweepDiskBlobs } from './disk-blob-sweep.js';
@@ -16,6 +17,23 @@ export interface DiskBlobStoreOptions {
 
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/** Out of space (`ENOSPC`) or over the user's disk quota (`EDQUOT`). */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * `error` as the store reports it: a full disk becomes ChatError `storage_full` (the server's
+ * fault, not the client's), anything else is left as it is.
+ */
+function asStoreError(error: unknown): unknown {
+  if (!isDiskFull(error)) return error;
+  return new ChatError('storage_full', 'the disk of the file store is full: nothing of the file was kept', {
+    cause: error,
+  });
 }
 
 function byteLimit(maxBytes: number): Transform {
@@ -31,7 +49,10 @@ function byteLimit(maxBytes: number): Transform {
 
 /**
  * A {@link BlobStore} keeping each blob as a file under `directory` (the key is the relative path).
- * Bytes are written to a temporary file and renamed into place, so a key never holds a partial blob.
+ * Bytes are written to a temporary file and renamed into place, so a key never holds a partial blob;
+ * a write that fails removes its temporary file.
+ * @throws ChatError `storage_full` from `put` and `copy` when the disk is full or over quota
+ *   (`ENOSPC`, `EDQUOT`)
  */
 export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
   const root = resolve(options.directory);
@@ -47,7 +68,9 @@ export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
   return {
     async put(key: string, source: BlobSource, putOptions: BlobPutOptions = {}) {
       const path = pathOf(key);
-      const temporary = await temporaryPathFor(path);
+      const temporary = await temporaryPathFor(path).catch((error: unknown) => {
+        throw asStoreError(error);
+      });
       const input = source instanceof Uint8Array ? Readable.from([source]) : Readable.from(source);
       try {
         await pipeline(
@@ -60,7 +83,7 @@ export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
         return { size };
       } catch (error) {
         await rm(temporary, { force: true });
-        throw error;
+        throw asStoreError(error);
       }
     },
     async get(key: string): Promise<StoredBlob | undefined> {
@@ -76,7 +99,9 @@ export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
     async copy(sourceKey: string, targetKey: string) {
       const sourcePath = pathOf(sourceKey);
       const targetPath = pathOf(targetKey);
-      const temporary = await temporaryPathFor(targetPath);
+      const temporary = await temporaryPathFor(targetPath).catch((error: unknown) => {
+        throw asStoreError(error);
+      });
       try {
         await copyFile(sourcePath, temporary);
         await rename(temporary, targetPath);
@@ -84,7 +109,7 @@ export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
       } catch (error) {
         await rm(temporary, { force: true });
         if (isMissing(error)) return false;
-        throw error;
+        throw asStoreError(error);
       }
     },
     async delete(key: string) {

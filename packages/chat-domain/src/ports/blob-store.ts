@@ -38,7 +38,8 @@ export interface BlobSweepResult {
 export interface BlobStore {
   /**
    * Stores the bytes under `key`, replacing any previous bytes; returns the stored size.
-   * @throws ChatError `payload_too_large` past `maxBytes` (nothing is stored)
+   * @throws ChatError `payload_too_large` past `maxBytes`, `storage_full` when the store has no
+   *   room left (in both cases nothing is stored)
    */
   put(key: string, source: BlobSource, options?: BlobPutOptions): Promise<{ size: number }>;
   /** Opens the bytes under `key`; undefined when absent. */

@@ -15,7 +15,14 @@ export interface SqliteWriterThread {
 
 function errorOf(failure: WriterFailure): Error {
   if (failure.chatError) return new ChatError(failure.code, failure.message, { details: failure.details });
-  return Object.assign(new Error(failure.message), { code: failure.code });
+  const error = Object.assign(new Error(failure.message), { code: failure.code });
+  // The transaction was rolled back: the database's disk, not the caller, is at fault.
+  if (failure.code === 'SQLITE_FULL') {
+    return new ChatError('storage_full', "the chat database's disk is full: nothing was changed", {
+      cause: error,
+    });
+  }
+  return error;
 }
 
 // Run from TypeScript sources (the tests), the worker entry is a .ts file: load it through tsx.

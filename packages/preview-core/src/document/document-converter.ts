@@ -71,7 +71,8 @@ export interface DocumentConverter {
    * @throws {PreviewError} `CONVERSION_FAILED` when the document cannot be opened or converted;
    * `CONVERTER_UNAVAILABLE` when no converter runs or answers; `BUSY` when the queue is full;
    * `CONVERSION_TIMEOUT` when it took too long; `CONVERTER_CRASHED` when the converter died meanwhile.
-   * The last four carry `details.retryAfterSeconds`.
+   * The last four carry `details.retryAfterSeconds`. `STORAGE_FULL` when the document could not be
+   * written to the converter's full temporary disk (LibreOffice pool).
    */
   convert(request: ConversionRequest): Promise<Uint8Array>;
   /**

@@ -16,7 +16,8 @@ export interface SamlPropertyChange {
 /**
  * Port: where each domain's SAML properties live. Properties are stored one row per key, so
  * concurrent writes of different keys never lose each other; `write` is atomic (all or nothing).
- * Implementations throw {@link SamlConfigError} `store_failed` on any failure.
+ * Implementations throw {@link SamlConfigError} `storage_full` when their disk is full and
+ * `store_failed` on any other failure.
  */
 export interface SamlPropertyStore {
   /** The stored properties of `domain` (empty when none), in specification order. */
@@ -66,9 +67,26 @@ export function decodeStoredRows(rows: Iterable<{ key: string; value: string }>)
   return properties as SamlProperties;
 }
 
-/** Wraps an adapter failure in `store_failed`, keeping SamlConfigErrors as they are. */
+/**
+ * A full disk as the engines report it: SQLite `SQLITE_FULL`, PostgreSQL `53100` (disk_full), the
+ * file system's `ENOSPC` or `EDQUOT`.
+ */
+function isDiskFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_FULL' || code === '53100' || code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * Wraps an adapter failure in `store_failed` (`storage_full` when the disk is full), keeping
+ * SamlConfigErrors as they are.
+ */
 export function storeFailure(error: unknown, what: string): SamlConfigError {
   if (error instanceof SamlConfigError) return error;
+  if (isDiskFull(error)) {
+    return new SamlConfigError('storage_full', `${what} failed: the database's disk is full`, {
+      cause: error,
+    });
+  }
   return new SamlConfigError(
     'store_failed',
     `${what} failed: ${(error as Error)?.message ?? String(error)}`,

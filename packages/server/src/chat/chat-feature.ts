@@ -166,6 +166,7 @@ export async function createChatFeature(
       ...(xmpp ? [xmpp.health] : []),
     ],
     attach: (server) => events.attach(server),
+    drain: () => events.closeSessions(1001, 'server stopping'),
     close() {
       closing ??= (async () => {
         await events.close();

@@ -17,6 +17,7 @@ const errorText: Record<number, string> = {
   413: 'The upload is larger than CHAT_MAX_ATTACHMENT_BYTES.',
   424: 'The bytes are missing from the blob store.',
   502: 'A dependency (user directory, event delivery) failed.',
+  507: 'The disk of the file store or of the database is full (storage_full); nothing was kept.',
 };
 
 function responses(success: Record<string, unknown>, errors: number[]) {
@@ -304,7 +305,7 @@ export const chatOpenApi: OpenApiFragment = {
           ),
         ],
         requestBody: { required: true, ...binary },
-        responses: responses({ 204: { description: 'Set.' } }, [400, 403, 404]),
+        responses: responses({ 204: { description: 'Set.' } }, [400, 403, 404, 507]),
       }),
       delete: operation('Delete the room picture (owners only)', {
         parameters: [roomId],
@@ -393,7 +394,10 @@ export const chatOpenApi: OpenApiFragment = {
           header('area', false, 'Preview area WIDTHxHEIGHT, e.g. 15x20.'),
         ],
         requestBody: { required: true, ...binary },
-        responses: responses({ 201: { description: 'Stored.', ...json(ref('Id')) } }, [400, 403, 404, 413]),
+        responses: responses(
+          { 201: { description: 'Stored.', ...json(ref('Id')) } },
+          [400, 403, 404, 413, 507],
+        ),
       }),
     },
     '/rooms/{roomId}/forward': {

@@ -5,6 +5,7 @@ import { type EventBus, type EventSubscription, isUuid } from '@collab-suite/cha
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, readToken } from '../auth/authenticator.js';
+import { guardedHandler } from '../process/guarded-handler.js';
 
 /** Options of {@link createEventsSocket}. */
 export interface EventsSocketOptions {
@@ -29,7 +30,12 @@ export interface EventsSocket {
   size(): number;
   /** Whether a session of `userId` with this queue id is open in this process. */
   hasQueue(userId: string, queueId: string): boolean;
-  /** Closes every session. */
+  /**
+   * Sends every open session a close frame with `code` and `reason` (e.g. 1001 "server stopping");
+   * a peer that does not answer it is dropped by the WebSocket library after its close timeout.
+   */
+  closeSessions(code: number, reason: string): void;
+  /** Closes every session with 1001 and stops the endpoint; sessions still open after 2 s are cut. */
   close(): Promise<void>;
 }
 
@@ -40,6 +46,14 @@ export const eventsSocketLimits = {
   /** Default interval of protocol pings. */
   heartbeatMs: 30_000,
 } as const;
+
+/** How long {@link EventsSocket.close} waits for peers to answer the close frame before cutting them. */
+const closeHandshakeMs = 2000;
+
+function closedOf(socket: WebSocket): Promise<void> {
+  if (socket.readyState === socket.CLOSED) return Promise.resolve();
+  return new Promise((resolve) => socket.once('close', () => resolve()));
+}
 
 const refusals = {
   401: { code: 'unauthenticated', reason: 'Unauthorized' },
@@ -96,15 +110,18 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         // Clients send only pings; anything else is ignored.
       }
     });
-    socket.on('close', () => {
-      subscription
-        ?.unsubscribe()
-        .catch((error: unknown) =>
-          options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
-        );
-      queues.delete(queueId);
-      options.onSessionClosed?.(userId, queueId);
-    });
+    socket.on(
+      'close',
+      guardedHandler(options.logger, 'events session close', () => {
+        subscription
+          ?.unsubscribe()
+          .catch((error: unknown) =>
+            options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
+          );
+        queues.delete(queueId);
+        options.onSessionClosed?.(userId, queueId);
+      }),
+    );
     const send = (frame: object) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
     };
@@ -164,6 +181,10 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   }, options.heartbeatMs ?? eventsSocketLimits.heartbeatMs);
   heartbeat.unref();
 
+  const closeSessions = (code: number, reason: string) => {
+    for (const socket of sockets.clients) socket.close(code, reason);
+  };
+
   return {
     attach(server) {
       server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -185,10 +206,16 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     },
     size: () => sockets.clients.size,
     hasQueue: (userId, queueId) => queues.get(queueId) === userId,
+    closeSessions,
     async close() {
       clearInterval(heartbeat);
-      for (const socket of sockets.clients) socket.close(1001, 'server stopping');
+      closeSessions(1001, 'server stopping');
+      const cut = setTimeout(() => {
+        for (const socket of sockets.clients) socket.terminate();
+      }, closeHandshakeMs);
       await new Promise<void>((resolve) => sockets.close(() => resolve()));
+      await Promise.all([...sockets.clients].map((socket) => closedOf(socket)));
+      clearTimeout(cut);
     },
   };
 }

@@ -14,16 +14,23 @@ function textHeader(request: Request, name: string): string | undefined {
   return value === undefined ? undefined : decodeHeaderText(value);
 }
 
+/** A file-system error (it names a path): the server's storage failed, whatever the client did. */
+function isStorageError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | undefined)?.path === 'string';
+}
+
 /**
  * Runs an upload; a refused upload closes the connection so the unread body is not drained. A body
- * the client stopped sending is the client's doing (400), not an internal error.
+ * the client stopped sending is the client's doing (400), not an internal error; a failing disk is
+ * the server's (a full one is ChatError `storage_full`, 507), even though it cut the body short too.
  */
 async function upload(request: Request, response: Response, work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
     if (!request.complete) response.setHeader('Connection', 'close');
-    if (!(error instanceof ChatError) && !request.complete && request.destroyed) {
+    const clientStopped = !request.complete && request.destroyed && !isStorageError(error);
+    if (!(error instanceof ChatError) && clientStopped) {
       throw new HttpError(400, 'the upload was cut off before the end of its body');
     }
     throw error;

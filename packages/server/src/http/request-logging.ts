@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Express as ExpressApp, Request, RequestHandler, Response } from 'express';
 import type { Level, Logger } from 'pino';
+import { guardedHandler } from '../process/guarded-handler.js';
 
 declare global {
   namespace Express {
@@ -38,6 +39,18 @@ function levelOf(statusCode: number, successLevel: Level): Level {
   return statusCode >= 500 ? 'error' : statusCode >= 400 ? 'info' : successLevel;
 }
 
+/**
+ * The client address as `trust proxy` reads it. Read on arrival: once the connection is destroyed
+ * (a refused upload, a client gone) `request.socket` is null and `request.ip` throws.
+ */
+function clientOf(request: Request): string | undefined {
+  try {
+    return request.ip ?? request.socket.remoteAddress;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The authenticated user of a request, when a route authenticated one. */
 function userIdOf(response: Response): string | undefined {
   return response.locals.actor?.userId ?? response.locals.principal?.userId;
@@ -47,7 +60,7 @@ function logCompletion(
   logger: Logger,
   request: Request,
   response: Response,
-  startedAt: number,
+  arrival: { startedAt: number; client: string | undefined },
   successLevel: Level,
 ): void {
   const { statusCode } = response;
@@ -56,8 +69,8 @@ function logCompletion(
   const userId = userIdOf(response);
   const fields = {
     res: { statusCode },
-    responseTime: Date.now() - startedAt,
-    client: request.ip ?? request.socket.remoteAddress,
+    responseTime: Date.now() - arrival.startedAt,
+    client: arrival.client,
     ...(userId ? { userId } : {}),
   };
   const log = request.log ?? logger;
@@ -79,7 +92,9 @@ function logCompletion(
  * `request.log`, and one line when the response is done, with the client address (as
  * `trust proxy` reads it) and the user when one authenticated: server errors at error with their
  * cause, 4xx at info, the rest at `successLevel` (info). A line below the logger's level costs a
- * level check, nothing more.
+ * level check and the client address, read on arrival so that a request whose connection is
+ * destroyed (a refused upload) still logs it. An error thrown while writing the line is logged, never
+ * thrown from the 'close' event.
  */
 export function useRequestLogging(app: ExpressApp, logger: Logger, successLevel: Level = 'info'): void {
   // On the app's request prototype, so the child logger is only made for requests that log.
@@ -98,8 +113,13 @@ export function useRequestLogging(app: ExpressApp, logger: Logger, successLevel:
     const id = requestIdOf(request);
     request.id = id;
     response.setHeader('X-Request-Id', id);
-    const startedAt = Date.now();
-    response.once('close', () => logCompletion(logger, request, response, startedAt, successLevel));
+    const arrival = { startedAt: Date.now(), client: clientOf(request) };
+    response.once(
+      'close',
+      guardedHandler(logger, 'request log line', () =>
+        logCompletion(logger, request, response, arrival, successLevel),
+      ),
+    );
     next();
   };
   app.use(middleware);

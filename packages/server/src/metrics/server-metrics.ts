@@ -1,7 +1,9 @@
 import type { Express, Request } from 'express';
+import type { Logger } from 'pino';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { HealthCheck } from '../health/health-check.js';
 import { runCheck } from '../health/health-routes.js';
+import { guardedHandler } from '../process/guarded-handler.js';
 import { type FeatureMetric, registerFeatureMetrics } from './feature-metric.js';
 
 /**
@@ -35,7 +37,8 @@ function numbersOf(details: unknown, prefix = '', depth = 0): [string, number][]
 export function createServerMetrics(
   app: Express,
   checks: readonly HealthCheck[],
-  metrics: readonly FeatureMetric[] = [],
+  metrics: readonly FeatureMetric[],
+  logger: Logger,
 ): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -49,8 +52,11 @@ export function createServerMetrics(
   });
   app.use((request, response, next) => {
     const end = requests.startTimer();
-    response.once('finish', () =>
-      end({ method: request.method, route: routeOf(request), status: String(response.statusCode) }),
+    response.once(
+      'finish',
+      guardedHandler(logger, 'request duration metric', () =>
+        end({ method: request.method, route: routeOf(request), status: String(response.statusCode) }),
+      ),
     );
     next();
   });

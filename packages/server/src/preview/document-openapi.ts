@@ -41,6 +41,11 @@ const converterResponses = {
     ...previewErrorResponses[503],
     description: 'The document converter is unavailable, busy or timed out; retry after Retry-After seconds.',
   },
+  507: {
+    ...previewErrorResponses[502],
+    description:
+      "The converter's temporary disk is full (code STORAGE_FULL); nothing of the upload was kept.",
+  },
 };
 
 const pdfBody = {

@@ -22,6 +22,8 @@ export const previewErrorStatus: Record<PreviewErrorCode, number> = {
   CONVERTER_UNAVAILABLE: 503,
   CONVERTER_CRASHED: 503,
   CONVERSION_TIMEOUT: 503,
+  // The server's disk, not the request: 507 Insufficient Storage, as for a full chat file store.
+  STORAGE_FULL: 507,
 };
 
 /** Every 503 says when to come back: the error's `retryAfterSeconds`, else 1 second. */

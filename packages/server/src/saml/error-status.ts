@@ -22,6 +22,8 @@ export const samlErrorStatus: Record<SamlConfigErrorCode, number> = {
   fetch_timeout: 400,
   store_failed: 503,
   dependency_unavailable: 503,
+  // The server's disk, not the request: 507 Insufficient Storage, as for the chat and preview APIs.
+  storage_full: 507,
   invalid_options: 500,
   not_mappable: 400,
 };

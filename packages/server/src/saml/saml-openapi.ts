@@ -53,6 +53,13 @@ const errors = {
   401: { description: 'No or invalid token.', content: json(ref('SamlError')) },
   403: { description: 'The token has no admin role.', content: json(ref('SamlError')) },
 };
+/** A write on a full disk (`storage_full`): nothing of it was stored. */
+const storageFull = {
+  507: {
+    description: "The property store's disk is full; nothing was changed.",
+    content: json(ref('SamlError')),
+  },
+};
 const propertiesResponse = (description: string) => ({
   200: { description, content: json(ref('SAMLProperties')) },
   ...errors,
@@ -191,7 +198,7 @@ export const samlOpenApi: OpenApiFragment = {
           'Set only the supplied properties (null or blank removes one); returns the stored properties.',
         parameters: [domain],
         requestBody: { required: false, content: json(ref('SAMLProperties')) },
-        responses: propertiesResponse('The stored properties.'),
+        responses: { ...propertiesResponse('The stored properties.'), ...storageFull },
       },
       post: {
         tags,
@@ -211,6 +218,7 @@ export const samlOpenApi: OpenApiFragment = {
         responses: {
           ...propertiesResponse('The stored properties.'),
           413: { description: 'Body over SAML_MAX_DOCUMENT_BYTES.', content: json(ref('SamlError')) },
+          ...storageFull,
         },
       },
       delete: {
@@ -223,7 +231,7 @@ export const samlOpenApi: OpenApiFragment = {
             type: 'string',
           }),
         ],
-        responses: propertiesResponse('The stored properties left.'),
+        responses: { ...propertiesResponse('The stored properties left.'), ...storageFull },
       },
     },
     '/saml-validate/{domain}': {

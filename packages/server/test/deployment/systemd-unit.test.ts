@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
 const unitFile = path.join(repositoryRoot, 'docs', 'deployment', 'collab-suite.service');
@@ -36,6 +37,12 @@ describe('the documented systemd unit', () => {
     expect(readFileSync(path.join(repositoryRoot, 'packages/server/src/main.ts'), 'utf8')).toContain(
       'process.exit(78)',
     );
+  });
+
+  it('gives the server longer to stop than SHUTDOWN_TIMEOUT_MS, so systemd never has to kill it', () => {
+    const stopSeconds = Number(settings(unit).get('TimeoutStopSec'));
+    const { shutdownTimeoutMs } = loadConfig({ DATA_DIR: tmpdir() });
+    expect(stopSeconds * 1000).toBeGreaterThan(shutdownTimeoutMs);
   });
 
   it.skipIf(systemdAnalyze === undefined && !process.env.CI)('passes systemd-analyze verify', async () => {

@@ -34,6 +34,32 @@ export type InstanceResult =
 
 const RETRY_AFTER = { retryAfterSeconds: 2 };
 
+/**
+ * How LibreOffice words a store that failed for want of space: `... failed: 0x909(Error Area:Io
+ * Class:Space Code:9)` (its ERRCODE_IO_OUTOFSPACE).
+ */
+const outOfSpace = /\bClass:Space\b/;
+
+/**
+ * Why the document could not be written to the instance's job folder: a full disk or quota
+ * (`ENOSPC`, `EDQUOT`) is `STORAGE_FULL`, anything else `CONVERTER_UNAVAILABLE`; neither is the
+ * document's fault. The folder's path stays in `cause`, for logs only.
+ */
+function jobFileError(error: unknown): PreviewError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new PreviewError(
+      'STORAGE_FULL',
+      "the converter's temporary disk is full: the document could not be handed to LibreOffice",
+      { cause: error },
+    );
+  }
+  return new PreviewError('CONVERTER_UNAVAILABLE', 'the document could not be handed to LibreOffice', {
+    details: RETRY_AFTER,
+    cause: error,
+  });
+}
+
 function timeout<T>(milliseconds: number, value: T): { promise: Promise<T>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<T>((resolve) => {
@@ -144,7 +170,11 @@ export class SofficeInstance {
     const input = join(this.jobsDir, `job-${number}.${job.type}`);
     const output = join(this.jobsDir, `job-${number}.pdf`);
     try {
-      await writeFile(input, job.data);
+      try {
+        await writeFile(input, job.data);
+      } catch (error) {
+        return { ok: false, error: jobFileError(error), restart: false };
+      }
       return await this.run(job, input, output);
     } finally {
       await Promise.all([rm(input, { force: true }), rm(output, { force: true })]);
@@ -187,6 +217,14 @@ export class SofficeInstance {
         },
       );
       return { ok: false, error, restart: true };
+    }
+    if ((answer.kind === 'load' || answer.kind === 'export') && outOfSpace.test(answer.error ?? '')) {
+      const error = new PreviewError(
+        'STORAGE_FULL',
+        "the converter's temporary disk is full: LibreOffice could not write the PDF",
+        { cause: new Error(answer.error) },
+      );
+      return { ok: false, error, restart: false };
     }
     if (answer.kind === 'load' || answer.kind === 'export') {
       const what = answer.kind === 'load' ? 'open' : 'convert';
