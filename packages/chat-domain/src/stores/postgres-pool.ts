@@ -1,0 +1,70 @@
+import type pg from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { postgresUnavailableReason } from './postgres-unavailable.js';
+
+/** What {@link poolConfig} needs of the store's options. */
+export interface PostgresPoolOptions {
+  connectionString: string;
+  maxConnections?: number | undefined;
+  connectionTimeoutMs?: number | undefined;
+  queryTimeoutMs?: number | undefined;
+}
+
+/**
+ * Keeps a lost connection from ending the process: pg emits `error` on an idle pooled client (the
+ * pool then on itself) and on a checked-out one between queries, and an `error` event without a
+ * listener throws. The failure still reaches the query that was running, and pg-pool drops the client.
+ */
+export function survivePostgresErrors(pool: Pool): void {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
+/** The pg pool settings of a store opened with a connection string. */
+export function poolConfig(options: PostgresPoolOptions): pg.PoolConfig {
+  const queryTimeoutMs = options.queryTimeoutMs ?? 10_000;
+  return {
+    connectionString: options.connectionString,
+    max: options.maxConnections ?? 10,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 2000,
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs } : {}),
+  };
+}
+
+/** Runs `work` on a client of `pool`; a client whose work failed is closed rather than reused. */
+export async function withPoolClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    const result = await work(client);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+}
+
+/** Runs `work` in a transaction on a client of `pool`; a lost connection is dropped, not reused. */
+export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (error) {
+    // A lost connection needs no ROLLBACK (the server rolls back when it goes): drop it instead.
+    if (postgresUnavailableReason(error) !== undefined) {
+      client.release(error as Error);
+      throw error;
+    }
+    try {
+      await client.query('ROLLBACK');
+      client.release();
+    } catch (rollbackError) {
+      client.release(rollbackError as Error);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { isChatError, openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain';
+import {
+  eventually,
+  memberFixture,
+  type PrivatePostgres,
+  roomFixture,
+  startPrivatePostgres,
+  waitUntil,
+} from '@collab-suite/chat-domain/testing';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** Inserts one room with one owner; resolves once committed. */
+async function insertRoom(store: PostgresChatStore, userId: string): Promise<string> {
+  const room = roomFixture(Date.now());
+  await store.insertRoom(room, [memberFixture(userId, true, Date.now())]);
+  return room.id;
+}
+
+/** What a call rejects with, or `undefined` when it resolves. */
+async function failureOf(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+    return undefined;
+  } catch (error) {
+    return error;
+  }
+}
+
+// A PostgreSQL of the test's own: it is stopped and killed under the store.
+describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
+  let postgres: PrivatePostgres;
+  let store: PostgresChatStore;
+  const notices: (string | undefined)[] = [];
+  let stopListening: (() => Promise<void>) | undefined;
+
+  beforeAll(async () => {
+    postgres = await startPrivatePostgres();
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE chat_outage');
+    await admin.end();
+    const url = new URL(postgres.url);
+    url.pathname = '/chat_outage';
+    store = await openPostgresChatStore({ connectionString: url.toString(), maxConnections: 4 });
+    stopListening = await store.onMirrorOperationsQueued?.((owner) => notices.push(owner));
+  }, 120_000);
+  afterAll(async () => {
+    await stopListening?.();
+    await store?.close();
+    await postgres?.destroy();
+  });
+
+  it('fails calls with dependency_unavailable while stopped, and works again after a fast restart', async () => {
+    const userId = randomUUID();
+    // Connections idle in the pool and a LISTENing one: their loss must not throw from an emitter.
+    await Promise.all([insertRoom(store, userId), insertRoom(store, userId), insertRoom(store, userId)]);
+    await waitUntil(() => notices.length >= 1, 30_000, 'the listener to listen');
+    await postgres.stop('fast');
+    const failure = await failureOf(store.listRoomsOfUser(userId, { members: true, settings: true }));
+    expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
+    expect((failure as { details: unknown }).details).toEqual({
+      dependency: 'postgresql',
+      retryAfterSeconds: expect.any(Number),
+    });
+    expect((failure as Error).message).not.toContain('postgres://');
+    const write = await failureOf(insertRoom(store, userId));
+    expect(isChatError(write, 'dependency_unavailable')).toBe(true);
+
+    const noticesBefore = notices.length;
+    await postgres.start();
+    await eventually(async () => {
+      expect(await store.countRoomsOfUser(userId)).toBe(3);
+    }, 30_000);
+    await insertRoom(store, userId);
+    expect(await store.countRoomsOfUser(userId)).toBe(4);
+    // The listener is back and says so, since notices may have been missed meanwhile.
+    await waitUntil(() => notices.length > noticesBefore, 30_000, 'the listener to listen again');
+  });
+
+  it('fails calls with dependency_unavailable after a kill, and keeps every committed write', async () => {
+    const userId = randomUUID();
+    const committed = await Promise.all([insertRoom(store, userId), insertRoom(store, userId)]);
+    await postgres.stop('kill');
+    const failure = await failureOf(store.getRoom(committed[0] as string));
+    expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
+    await postgres.start();
+    await eventually(async () => {
+      expect(await store.countRoomsOfUser(userId)).toBe(2);
+    }, 30_000);
+    expect((await store.getRoom(committed[1] as string))?.id).toBe(committed[1]);
+  });
+
+  it('still answers a constraint violation as the caller’s fault, not as an outage', async () => {
+    const userId = randomUUID();
+    const roomId = await insertRoom(store, userId);
+    const failure = await failureOf(
+      store.insertMember(roomId, memberFixture(userId, false, Date.now()), undefined, undefined),
+    );
+    expect(isChatError(failure, 'already_member')).toBe(true);
+  });
+});
