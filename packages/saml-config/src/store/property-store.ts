@@ -16,7 +16,8 @@ export interface SamlPropertyChange {
 /**
  * Port: where each domain's SAML properties live. Properties are stored one row per key, so
  * concurrent writes of different keys never lose each other; `write` is atomic (all or nothing).
- * Implementations throw {@link SamlConfigError} `store_failed` on any failure.
+ * Implementations throw {@link SamlConfigError} `store_failed` on any failure, or
+ * `dependency_unavailable` while a database server they need is away (a retry later works).
  */
 export interface SamlPropertyStore {
   /** The stored properties of `domain` (empty when none), in specification order. */
