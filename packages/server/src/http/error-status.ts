@@ -1,3 +1,4 @@
+import { postgresUnavailableReason } from '@collab-suite/chat-domain';
 import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
 import { samlErrorMapper } from '../saml/error-status.js';
@@ -48,7 +49,11 @@ const bodyParserMessages: Record<string, string> = {
   'charset.unsupported': 'the request body has an unsupported charset',
 };
 
-/** Maps any thrown value to a status and message; unknown errors become an internal 500. */
+/**
+ * Maps any thrown value to a status and message; unknown errors become an internal 500, except a
+ * connection failure (refused, lost, timed out, a database shutting down), in the error or its
+ * causes, that no library translated: that is a dependency away for now, 503 with Retry-After.
+ */
 export function mapError(error: unknown): MappedError {
   if (error instanceof RequestValidationError) {
     return { status: 422, message: error.message, issues: error.issues, headers: {} };
@@ -65,6 +70,16 @@ export function mapError(error: unknown): MappedError {
       status: error.status,
       message: bodyParserMessages[error.type ?? ''] ?? error.message,
       headers: {},
+    };
+  }
+  const unavailable = postgresUnavailableReason(error);
+  if (unavailable !== undefined) {
+    return {
+      status: 503,
+      message: `expected a backing service to answer but ${unavailable}`,
+      code: 'dependency_unavailable',
+      details: { retryAfterSeconds: 2 },
+      headers: { 'Retry-After': '2' },
     };
   }
   return { status: 500, message: 'internal server error', headers: {} };
