@@ -32,6 +32,7 @@ async function failureOf(call: Promise<unknown>): Promise<unknown> {
 describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
   let postgres: PrivatePostgres;
   let store: PostgresChatStore;
+  let databaseUrl: string;
   const notices: (string | undefined)[] = [];
   let stopListening: (() => Promise<void>) | undefined;
 
@@ -43,7 +44,8 @@ describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
     await admin.end();
     const url = new URL(postgres.url);
     url.pathname = '/chat_outage';
-    store = await openPostgresChatStore({ connectionString: url.toString(), maxConnections: 4 });
+    databaseUrl = url.toString();
+    store = await openPostgresChatStore({ connectionString: databaseUrl, maxConnections: 4 });
     stopListening = await store.onMirrorOperationsQueued?.((owner) => notices.push(owner));
   }, 120_000);
   afterAll(async () => {
@@ -90,6 +92,35 @@ describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
       expect(await store.countRoomsOfUser(userId)).toBe(2);
     }, 30_000);
     expect((await store.getRoom(committed[1] as string))?.id).toBe(committed[1]);
+  });
+
+  it('fails calls within its connect and query bounds while PostgreSQL hangs, and works once it answers', async () => {
+    const bounded = await openPostgresChatStore({
+      connectionString: databaseUrl,
+      maxConnections: 2,
+      connectionTimeoutMs: 500,
+      queryTimeoutMs: 1000,
+    });
+    try {
+      const userId = randomUUID();
+      await insertRoom(bounded, userId);
+      postgres.pause();
+      // An idle connection of the pool: the statement gets no answer, past the query bound.
+      const silent = await failureOf(bounded.countRoomsOfUser(userId));
+      expect(isChatError(silent, 'dependency_unavailable')).toBe(true);
+      // A new connection: the kernel takes it, the server never answers, past the connect bound.
+      const unanswered = await failureOf(
+        Promise.all([bounded.countRoomsOfUser(userId), bounded.countRoomsOfUser(userId)]),
+      );
+      expect(isChatError(unanswered, 'dependency_unavailable')).toBe(true);
+      postgres.resume();
+      await eventually(async () => {
+        expect(await bounded.countRoomsOfUser(userId)).toBe(1);
+      }, 30_000);
+    } finally {
+      postgres.resume();
+      await bounded.close();
+    }
   });
 
   it('still answers a constraint violation as the caller’s fault, not as an outage', async () => {
