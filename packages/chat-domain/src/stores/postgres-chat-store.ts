@@ -8,7 +8,13 @@ import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
 import { createPostgresMirrorListener, mirrorListenerApplicationName } from './postgres-mirror-listener.js';
 import { createPostgresMirrorOutbox, queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
-import { inTransaction, poolConfig, survivePostgresErrors, withPoolClient } from './postgres-pool.js';
+import {
+  connectionOf,
+  inTransaction,
+  poolConfig,
+  survivePostgresErrors,
+  withOwnClient,
+} from './postgres-pool.js';
 import { migratePostgres } from './postgres-schema.js';
 import { guardPostgresAvailability } from './postgres-unavailable.js';
 import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
@@ -78,8 +84,11 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
   const ownsPool = !('pool' in options);
   const pool: Pool = 'pool' in options ? options.pool : new pg.Pool(poolConfig(options));
   survivePostgresErrors(pool);
+  const connection = connectionOf(pool);
   try {
-    await withPoolClient(pool, migratePostgres);
+    await withOwnClient(connection, migratePostgres);
+    // The pool's first connection, ready for the first call.
+    await pool.query('SELECT 1');
   } catch (error) {
     if (ownsPool) await pool.end().catch(() => {});
     throw error;
@@ -92,7 +101,6 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     (await rows<RoomRow>(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = $1`, [roomId]))[0];
 
   const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
-  const connection = 'pool' in options ? options.pool.options : poolConfig(options);
   const mirrorListener = createPostgresMirrorListener({
     newClient: () => new pg.Client({ ...connection, application_name: mirrorListenerApplicationName }),
   });

@@ -1,5 +1,5 @@
-import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
+import pg from 'pg';
 import { postgresUnavailableReason } from './postgres-unavailable.js';
 
 /** What {@link poolConfig} needs of the store's options. */
@@ -31,16 +31,31 @@ export function poolConfig(options: PostgresPoolOptions): pg.PoolConfig {
   };
 }
 
-/** Runs `work` on a client of `pool`; a client whose work failed is closed rather than reused. */
-export async function withPoolClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/**
+ * The connection settings of `pool`, for a client of its own: pg-pool hides `password` from
+ * enumeration, so a spread alone would lose it.
+ */
+export function connectionOf(pool: Pool): pg.ClientConfig {
+  const options = pool.options as pg.PoolConfig;
+  return { ...options, ...(options.password === undefined ? {} : { password: options.password }) };
+}
+
+/**
+ * Runs `work` on a connection of its own, outside the pool and without the query timeout: schema
+ * migrations may wait for another process's migration (an advisory lock) longer than a statement may.
+ */
+export async function withOwnClient<T>(
+  connection: pg.ClientConfig,
+  work: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const { query_timeout: _queryTimeout, ...unbounded } = connection;
+  const client = new pg.Client(unbounded);
+  client.on('error', () => {});
+  await client.connect();
   try {
-    const result = await work(client);
-    client.release();
-    return result;
-  } catch (error) {
-    client.release(error instanceof Error ? error : true);
-    throw error;
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
   }
 }
 
