@@ -86,6 +86,7 @@ describe('PostgreSQL faults under two server processes', () => {
 
   it('while PostgreSQL is killed, database routes answer 503 with Retry-After and previews still work', async () => {
     await postgres.server.stop('kill');
+    const load = writes.keepCreating(nodes.map((node) => chatAs(node, owner)));
     for (const node of nodes) {
       const chat = chatAs(node, owner);
       // Connections the pool held are found dead on first use at the latest: wait for the state.
@@ -113,7 +114,19 @@ describe('PostgreSQL faults under two server processes', () => {
       expect(thumbnail.status).toBe(200);
     }
 
+    // An outage of some length: writes keep answering 503, never 500, never hanging.
+    const unavailableSoFar = writes.unavailable.length;
+    await until(
+      async () => writes.unavailable.length >= unavailableSoFar + 40,
+      'more writes during the outage',
+    );
     await postgres.server.start();
+    const acknowledgedAtReturn = writes.acknowledged.length;
+    await until(
+      async () => writes.acknowledged.length >= acknowledgedAtReturn + 4,
+      'writes after the return',
+    );
+    await load.stop();
     for (const node of nodes) {
       await until(
         async () => (await fetch(`${node.url}/health/ready/`)).status === 200,
