@@ -10,12 +10,17 @@ export interface PostgresPoolOptions {
   queryTimeoutMs?: number | undefined;
 }
 
+const guardedPools = new WeakSet<Pool>();
+
 /**
  * Keeps a lost connection from ending the process: pg emits `error` on an idle pooled client (the
  * pool then on itself) and on a checked-out one between queries, and an `error` event without a
  * listener throws. The failure still reaches the query that was running, and pg-pool drops the client.
  */
 export function survivePostgresErrors(pool: Pool): void {
+  // Once per pool, however many stores share it.
+  if (guardedPools.has(pool)) return;
+  guardedPools.add(pool);
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
 }

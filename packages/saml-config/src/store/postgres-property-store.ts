@@ -138,12 +138,17 @@ async function writeOnce(
   return properties;
 }
 
+const guardedPools = new WeakSet<pg.Pool>();
+
 /**
  * Keeps a lost connection from ending the process: pg emits `error` on idle pooled clients (the pool
  * then on itself) and on checked-out ones, and an `error` event without a listener throws. The
  * failure still reaches the query that was running, and pg-pool drops the client.
  */
 function survivePostgresErrors(pool: pg.Pool): void {
+  // Once per pool, however many stores share it.
+  if (guardedPools.has(pool)) return;
+  guardedPools.add(pool);
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
 }
