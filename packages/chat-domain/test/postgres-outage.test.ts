@@ -60,18 +60,21 @@ describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
     await Promise.all([insertRoom(store, userId), insertRoom(store, userId), insertRoom(store, userId)]);
     await waitUntil(() => notices.length >= 1, 30_000, 'the listener to listen');
     await postgres.stop('fast');
-    const failure = await failureOf(store.listRoomsOfUser(userId, { members: true, settings: true }));
-    expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
-    expect((failure as { details: unknown }).details).toEqual({
-      dependency: 'postgresql',
-      retryAfterSeconds: expect.any(Number),
-    });
-    expect((failure as Error).message).not.toContain('postgres://');
-    const write = await failureOf(insertRoom(store, userId));
-    expect(isChatError(write, 'dependency_unavailable')).toBe(true);
-
+    // A fast stop ends every backend before the postmaster exits: calls fail at once.
     const noticesBefore = notices.length;
-    await postgres.start();
+    try {
+      const failure = await failureOf(store.listRoomsOfUser(userId, { members: true, settings: true }));
+      expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
+      expect((failure as { details: unknown }).details).toEqual({
+        dependency: 'postgresql',
+        retryAfterSeconds: expect.any(Number),
+      });
+      expect((failure as Error).message).not.toContain('postgres://');
+      const write = await failureOf(insertRoom(store, userId));
+      expect(isChatError(write, 'dependency_unavailable')).toBe(true);
+    } finally {
+      await postgres.start();
+    }
     await eventually(async () => {
       expect(await store.countRoomsOfUser(userId)).toBe(3);
     }, 30_000);
@@ -85,9 +88,15 @@ describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
     const userId = randomUUID();
     const committed = await Promise.all([insertRoom(store, userId), insertRoom(store, userId)]);
     await postgres.stop('kill');
-    const failure = await failureOf(store.getRoom(committed[0] as string));
-    expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
-    await postgres.start();
+    try {
+      // Backends of a killed postmaster answer until they notice it is gone: wait for that.
+      await eventually(async () => {
+        const failure = await failureOf(store.getRoom(committed[0] as string));
+        expect(isChatError(failure, 'dependency_unavailable')).toBe(true);
+      }, 30_000);
+    } finally {
+      await postgres.start();
+    }
     await eventually(async () => {
       expect(await store.countRoomsOfUser(userId)).toBe(2);
     }, 30_000);

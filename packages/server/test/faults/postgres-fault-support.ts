@@ -141,3 +141,16 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Calls until the answer is the outage answer ({@link isUnavailableAnswer}) and resolves with it:
+ * backends of a killed server may still answer on pooled connections until they notice.
+ */
+export async function untilUnavailable(call: () => Promise<ApiResponse>, what: string): Promise<ApiResponse> {
+  let last: ApiResponse | undefined;
+  await until(async () => {
+    last = await call();
+    return isUnavailableAnswer(last);
+  }, `${what} to answer 503 dependency_unavailable`);
+  return last as ApiResponse;
+}
