@@ -192,6 +192,7 @@ export {
   type PostgresChatStoreOptions,
   type PostgresPoolStats,
 } from './stores/postgres-chat-store.js';
+export { postgresUnavailableReason } from './stores/postgres-unavailable.js';
 export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';
 export {
   createEjabberdAdminClient,

@@ -25,7 +25,7 @@ async function main(): Promise<void> {
     process.exit(64);
   }
   const logger = pino({ level: 'silent' });
-  const store = await openChatStore(config.chat.databaseUrl);
+  const store = await openChatStore(config.chat.databaseUrl, config.database);
   try {
     const mirror = createXmppMirrorFromConfig(xmpp, store, logger);
     const report = await mirror.resync();

@@ -155,6 +155,13 @@ export const environmentSchema = z.object({
   LIBREOFFICE_RESTART_AFTER: integer(1).default(100),
   /** Chat database: a SQLite file path or a `postgres://` URL; default `<DATA_DIR>/chat.db`. */
   CHAT_DATABASE_URL: databaseLocation,
+  /**
+   * Longest wait for a PostgreSQL connection (chat and SAML), in milliseconds: while PostgreSQL is
+   * away, requests that need it answer 503 `dependency_unavailable` with Retry-After within this.
+   */
+  DATABASE_CONNECT_TIMEOUT_MS: integer(1).max(600_000).default(2000),
+  /** Longest wait for one PostgreSQL statement's answer, in milliseconds (then 503); 0: no limit. */
+  DATABASE_QUERY_TIMEOUT_MS: integer(0).max(3_600_000).default(10_000),
   /** Folder of chat attachment and room picture bytes; default `<DATA_DIR>/chat-blobs`. */
   CHAT_BLOB_DIR: optionalText,
   /** Redis URL carrying chat events between server instances; default: events stay in this process. */
@@ -368,6 +375,8 @@ export interface ServerConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** Bounds of every PostgreSQL pool (chat and SAML), in milliseconds. */
+  database: { connectTimeoutMs: number; queryTimeoutMs: number };
   storage: { directory: string; url: string | undefined; timeoutMs: number; maxBytes: number };
   preview: {
     maxUploadBytes: number;
@@ -587,6 +596,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
     port: values.PORT,
     host: values.HOST,
     dataDir,
+    database: {
+      connectTimeoutMs: values.DATABASE_CONNECT_TIMEOUT_MS,
+      queryTimeoutMs: values.DATABASE_QUERY_TIMEOUT_MS,
+    },
     storage: {
       directory: path.resolve(values.STORAGE_DIR ?? path.join(dataDir, 'storage')),
       url: values.STORAGE_URL,

@@ -8,7 +8,15 @@ import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
 import { createPostgresMirrorListener, mirrorListenerApplicationName } from './postgres-mirror-listener.js';
 import { createPostgresMirrorOutbox, queuePostgresOutboxMessages } from './postgres-mirror-outbox.js';
+import {
+  connectionOf,
+  inTransaction,
+  poolConfig,
+  survivePostgresErrors,
+  withOwnClient,
+} from './postgres-pool.js';
 import { migratePostgres } from './postgres-schema.js';
+import { guardPostgresAvailability } from './postgres-unavailable.js';
 import { type RoomRow, roomFromRow, type SettingsRow, settingsFromRow } from './sql-rows.js';
 
 /** Options of {@link openPostgresChatStore}: a connection string, or a pool the caller owns. */
@@ -17,6 +25,18 @@ export type PostgresChatStoreOptions =
       connectionString: string;
       /** Most connections the store opens. @default 10 */
       maxConnections?: number;
+      /**
+       * Longest wait for a connection (a new one, or a free one of the pool), in milliseconds: while
+       * PostgreSQL is away, calls fail with `dependency_unavailable` after at most this long.
+       * @default 2000
+       */
+      connectionTimeoutMs?: number;
+      /**
+       * Longest wait for the answer to one statement, in milliseconds (a connection that went silent,
+       * a lock held too long); past it the call fails with `dependency_unavailable`. 0: no limit.
+       * @default 10000
+       */
+      queryTimeoutMs?: number;
     }
   | { pool: Pool };
 
@@ -54,48 +74,38 @@ function translatePostgresError(error: unknown, roomId: string, userId?: string)
  * Opens a {@link ChatStore} on PostgreSQL (pg) and applies pending schema migrations. Ids must be
  * UUIDs. A store opened with a connection string closes its pool on `close()`. While an XMPP mirror
  * drains it, the store holds one more connection, outside the pool, that LISTENs for the outbox's
- * notices (`onMirrorOperationsQueued`); `close()` closes it.
+ * notices (`onMirrorOperationsQueued`); `close()` closes it. A lost connection never ends the
+ * process (the store listens to the pool's errors, a caller's pool too): while PostgreSQL is away
+ * calls fail fast, and they work again once it is back, without reopening the store.
+ * @throws ChatError `dependency_unavailable` from any call while PostgreSQL is away (refused or lost
+ * connections, a server shutting down or starting, no connection or answer in time)
  */
 export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<PostgresChatStore> {
   const ownsPool = !('pool' in options);
-  const pool: Pool =
-    'pool' in options
-      ? options.pool
-      : new pg.Pool({ connectionString: options.connectionString, max: options.maxConnections ?? 10 });
-  const migrationClient = await pool.connect();
+  const pool: Pool = 'pool' in options ? options.pool : new pg.Pool(poolConfig(options));
+  survivePostgresErrors(pool);
+  const connection = connectionOf(pool);
   try {
-    await migratePostgres(migrationClient);
-  } finally {
-    migrationClient.release();
+    await withOwnClient(connection, migratePostgres);
+    // The pool's first connection, ready for the first call.
+    await pool.query('SELECT 1');
+  } catch (error) {
+    if (ownsPool) await pool.end().catch(() => {});
+    throw error;
   }
 
-  const transaction = async <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
-  };
+  const transaction = <T>(work: (client: PoolClient) => Promise<T>): Promise<T> => inTransaction(pool, work);
   const rows = async <T>(text: string, values: unknown[]): Promise<T[]> =>
     (await pool.query({ text, values })).rows as T[];
   const getRoomRow = async (roomId: string) =>
     (await rows<RoomRow>(`SELECT ${roomColumns} FROM chat_rooms r WHERE r.id = $1`, [roomId]))[0];
 
   const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
-  const connection =
-    'pool' in options ? options.pool.options : { connectionString: options.connectionString };
   const mirrorListener = createPostgresMirrorListener({
     newClient: () => new pg.Client({ ...connection, application_name: mirrorListenerApplicationName }),
   });
   let closed = false;
-  return {
+  return guardPostgresAvailability<PostgresChatStore>({
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ...createPostgresFileQueries(context),
     ...createPostgresMeetingQueries(context),
@@ -240,5 +250,5 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
       await mirrorListener.close();
       if (ownsPool) await pool.end();
     },
-  };
+  });
 }

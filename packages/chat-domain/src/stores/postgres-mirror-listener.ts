@@ -12,7 +12,10 @@ export interface PostgresMirrorListenerOptions {
   newClient: () => pg.Client;
   /** First wait before reconnecting, doubled after each failed attempt. @default 250 */
   retryBaseMs?: number;
-  /** Longest wait between reconnection attempts. @default 5000 */
+  /**
+   * Longest wait between reconnection attempts: it is also how long after PostgreSQL's return the
+   * listener may still be away (an attempt to an absent server costs a refused connection). @default 1000
+   */
   retryMaxMs?: number;
 }
 
@@ -32,7 +35,7 @@ export interface PostgresMirrorListener {
  */
 export function createPostgresMirrorListener(options: PostgresMirrorListenerOptions): PostgresMirrorListener {
   const retryBaseMs = options.retryBaseMs ?? 250;
-  const retryMaxMs = options.retryMaxMs ?? 5000;
+  const retryMaxMs = options.retryMaxMs ?? 1000;
   const listeners = new Set<(leaseOwner: string | undefined) => void>();
   let client: pg.Client | undefined;
   let retryTimer: NodeJS.Timeout | undefined;

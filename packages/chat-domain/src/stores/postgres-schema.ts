@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 
 /** PostgreSQL schema versions, applied in order; never edit a released one, append a new one. */
 const migrations: readonly { version: number; sql: string }[] = [
@@ -166,7 +166,7 @@ CREATE TRIGGER chat_mirror_outbox_notify AFTER INSERT ON chat_mirror_outbox
  * Applies the migrations the database has not seen yet, in one transaction guarded by an advisory
  * lock so that server instances starting together migrate once.
  */
-export async function migratePostgres(client: PoolClient): Promise<void> {
+export async function migratePostgres(client: ClientBase): Promise<void> {
   await client.query('BEGIN');
   try {
     await client.query("SELECT pg_advisory_xact_lock(hashtext('collab_suite_chat_schema'))");

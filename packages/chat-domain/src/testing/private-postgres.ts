@@ -15,6 +15,13 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stops it and resolves once it accepts connections again: `pg_ctl restart -m fast`. */
   restart(): Promise<void>;
+  /**
+   * Freezes the server and its backends (SIGSTOP): connections stay open and new ones are taken by
+   * the kernel, but nothing answers, like a host that hangs or a network that drops every packet.
+   */
+  pause(): void;
+  /** Lets a paused server run on (SIGCONT). */
+  resume(): void;
   /** Stops the server and removes its folder. */
   destroy(): Promise<void>;
 }
@@ -80,6 +87,33 @@ function spawnPostgres(
   });
 }
 
+/** `pid` and its descendants, parents first (a stopped parent forks no new child meanwhile). */
+function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)])
+      .toString()
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
+  } catch {
+    // pgrep exits 1 when there is no child.
+  }
+  return [pid, ...children.flatMap(processTree)];
+}
+
+/** Sends `signal` to every process of a tree, ignoring those gone meanwhile. */
+function signalTree(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  for (const member of processTree(pid)) {
+    try {
+      process.kill(member, signal);
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+}
+
 /**
  * Runs `initdb` in a new temporary folder and starts `postgres` on a free loopback port (trust
  * authentication, user `postgres`, no fsync). As root it runs them as the `postgres` user.
@@ -103,7 +137,14 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   execFileSync(initCommand, initArgs, { stdio: 'pipe' });
   const port = await freeLoopbackPort();
   let running: { child: ChildProcess; exited: Promise<void> } | undefined = await spawnPostgres(folder, port);
+  let paused = false;
+  const resume = () => {
+    if (!paused) return;
+    paused = false;
+    signalTree(running?.child.pid, 'SIGCONT');
+  };
   const stop = async (mode: 'fast' | 'kill' = 'fast') => {
+    resume();
     const current = running;
     if (current === undefined) return;
     running = undefined;
@@ -136,6 +177,12 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       await stop('fast');
       await start();
     },
+    pause() {
+      if (paused || running === undefined) return;
+      paused = true;
+      signalTree(running.child.pid, 'SIGSTOP');
+    },
+    resume,
     async destroy() {
       await stop('fast');
       rmSync(root, { recursive: true, force: true });

@@ -1,8 +1,10 @@
 import pg from 'pg';
 import { z } from 'zod';
+import type { SamlConfigError } from '../errors.js';
 import { orderProperties } from '../model/defaults.js';
 import type { SamlProperties } from '../model/property-definitions.js';
 import { parseOptions } from '../options.js';
+import { postgresUnavailable, postgresUnavailableReason } from './postgres-unavailable.js';
 import {
   decodeStoredRows,
   encodeStoredValue,
@@ -29,6 +31,18 @@ export const postgresSamlPropertyStoreOptionsSchema = z.strictObject({
    * @default 4
    */
   maxConnections: z.number().int().positive().default(4),
+  /**
+   * Longest wait for a connection of a pool this store creates, in milliseconds: while PostgreSQL is
+   * away, calls fail with `dependency_unavailable` after at most this long instead of hanging.
+   * @default 2000
+   */
+  connectionTimeoutMs: z.number().int().positive().default(2000),
+  /**
+   * Longest wait for the answer to one statement of a pool this store creates, in milliseconds (a
+   * connection gone silent); 0: no limit.
+   * @default 10000
+   */
+  queryTimeoutMs: z.number().int().nonnegative().default(10_000),
 });
 
 /** The connections of the store's pg pool now, for monitoring. */
@@ -59,10 +73,12 @@ async function ensureTable(pool: pg.Pool, table: string): Promise<void> {
       `CREATE TABLE IF NOT EXISTS ${table} (domain TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (domain, key))`,
     );
   } finally {
-    await client
+    const unlocked = await client
       .query('SELECT pg_advisory_unlock(hashtext($1))', [`collab-suite:${table}`])
-      .catch(() => undefined);
-    client.release();
+      .then(() => true)
+      .catch(() => false);
+    // A client that could not unlock may hold the lock still: close it rather than reuse it.
+    client.release(!unlocked);
   }
 }
 
@@ -101,25 +117,55 @@ async function writeOnce(
   read: Reader,
 ): Promise<SamlProperties> {
   const client = await pool.connect();
+  let properties: SamlProperties;
   try {
     await client.query('BEGIN');
     await applyChange(client, table, domain, change);
-    const properties = await read(client, domain);
+    properties = await read(client, domain);
     await client.query('COMMIT');
-    return properties;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A lost connection needs no ROLLBACK (the server rolls back when it goes): drop it instead.
+    const rolledBack =
+      postgresUnavailableReason(error) === undefined &&
+      (await client.query('ROLLBACK').then(
+        () => true,
+        () => false,
+      ));
+    client.release(!rolledBack);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return properties;
+}
+
+const guardedPools = new WeakSet<pg.Pool>();
+
+/**
+ * Keeps a lost connection from ending the process: pg emits `error` on idle pooled clients (the pool
+ * then on itself) and on checked-out ones, and an `error` event without a listener throws. The
+ * failure still reaches the query that was running, and pg-pool drops the client.
+ */
+function survivePostgresErrors(pool: pg.Pool): void {
+  // Once per pool, however many stores share it.
+  if (guardedPools.has(pool)) return;
+  guardedPools.add(pool);
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+}
+
+/** The failure of `doing` as the SamlConfigError a caller should see. */
+function failureOf(error: unknown, doing: string): SamlConfigError {
+  return postgresUnavailable(error, doing) ?? storeFailure(error, doing);
 }
 
 /**
  * {@link SamlPropertyStore} in PostgreSQL (scale-out): same one-row-per-key schema as SQLite, each
  * `write` one transaction, so concurrent writes of different keys both survive and a failed import
- * changes nothing. Creates its table when missing.
- * @throws SamlConfigError `invalid_options`, `store_failed` when the database cannot be reached
+ * changes nothing. Creates its table when missing. A lost connection never ends the process (the
+ * store listens to the pool's errors, a caller's pool too); calls work again once PostgreSQL is back.
+ * @throws SamlConfigError `invalid_options`, `store_failed` when the database cannot be reached at
+ * creation; from `get` and `write`, `dependency_unavailable` while PostgreSQL is away (refused or
+ * lost connections, a server shutting down or starting, no connection or answer in time)
  */
 export async function createPostgresSamlPropertyStore(
   options: PostgresSamlPropertyStoreOptions,
@@ -132,7 +178,13 @@ export async function createPostgresSamlPropertyStore(
   const ownsPool = resolved.pool === undefined;
   const pool =
     resolved.pool ??
-    new pg.Pool({ connectionString: resolved.connectionString, max: resolved.maxConnections });
+    new pg.Pool({
+      connectionString: resolved.connectionString,
+      max: resolved.maxConnections,
+      connectionTimeoutMillis: resolved.connectionTimeoutMs,
+      ...(resolved.queryTimeoutMs > 0 ? { query_timeout: resolved.queryTimeoutMs } : {}),
+    });
+  survivePostgresErrors(pool);
   const table = resolved.tableName;
   try {
     await ensureTable(pool, table);
@@ -154,7 +206,7 @@ export async function createPostgresSamlPropertyStore(
       try {
         return await read(pool, domain);
       } catch (error) {
-        throw storeFailure(error, 'reading SAML properties');
+        throw failureOf(error, 'reading SAML properties');
       }
     },
     async write(domain, change) {
@@ -165,7 +217,7 @@ export async function createPostgresSamlPropertyStore(
           // An import racing a PUT can deadlock on new rows; PostgreSQL aborts one side, which retries.
           const code = (error as { code?: string }).code;
           if ((code === '40P01' || code === '40001') && attempt < MAX_ATTEMPTS) continue;
-          throw storeFailure(error, 'writing SAML properties');
+          throw failureOf(error, 'writing SAML properties');
         }
       }
     },

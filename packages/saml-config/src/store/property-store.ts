@@ -16,7 +16,8 @@ export interface SamlPropertyChange {
 /**
  * Port: where each domain's SAML properties live. Properties are stored one row per key, so
  * concurrent writes of different keys never lose each other; `write` is atomic (all or nothing).
- * Implementations throw {@link SamlConfigError} `storage_full` when their disk is full and
+ * Implementations throw {@link SamlConfigError} `storage_full` when their disk is full,
+ * `dependency_unavailable` while a database server they need is away (a retry later works), and
  * `store_failed` on any other failure.
  */
 export interface SamlPropertyStore {

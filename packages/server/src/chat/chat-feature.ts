@@ -140,8 +140,14 @@ export async function createChatFeature(
             // A write that changes nothing: SQLite's writes run on a thread of their own, which must answer too.
             await ports.store.forgetPendingBlobDeletions([]);
             return { live: true, ready: true, details: { kind: chatDatabaseKind(config.chat.databaseUrl) } };
-          } catch {
-            return { live: true, ready: false };
+          } catch (error) {
+            // The store's message names the failure (PostgreSQL away...), never the connection URL.
+            const reason = error instanceof Error ? error.message : String(error);
+            return {
+              live: true,
+              ready: false,
+              details: { kind: chatDatabaseKind(config.chat.databaseUrl), error: reason },
+            };
           }
         },
       },

@@ -30,10 +30,20 @@ export function chatDatabaseKind(databaseUrl: string): 'postgres' | 'sqlite' {
   return /^postgres(ql)?:\/\//i.test(databaseUrl) ? 'postgres' : 'sqlite';
 }
 
-/** Opens the chat store: PostgreSQL for a `postgres://` URL, else a SQLite file (migrated on open). */
-export async function openChatStore(databaseUrl: string): Promise<ChatStore> {
+/**
+ * Opens the chat store: PostgreSQL for a `postgres://` URL (with the configured connect and query
+ * bounds), else a SQLite file (migrated on open).
+ */
+export async function openChatStore(
+  databaseUrl: string,
+  bounds: ServerConfig['database'] = { connectTimeoutMs: 2000, queryTimeoutMs: 10_000 },
+): Promise<ChatStore> {
   if (chatDatabaseKind(databaseUrl) === 'postgres')
-    return openPostgresChatStore({ connectionString: databaseUrl });
+    return openPostgresChatStore({
+      connectionString: databaseUrl,
+      connectionTimeoutMs: bounds.connectTimeoutMs,
+      queryTimeoutMs: bounds.queryTimeoutMs,
+    });
   const filename = databaseUrl.replace(/^sqlite:(\/\/)?/i, '');
   if (filename !== ':memory:') await mkdir(path.dirname(path.resolve(filename)), { recursive: true });
   return createSqliteChatStore({ filename });
@@ -50,7 +60,7 @@ export async function chatPortsFromConfig(
     overrides.store ??
     (chatDatabaseKind(chat.databaseUrl) === 'postgres'
       ? await openNamed('CHAT_DATABASE_URL', 'PostgreSQL', chat.databaseUrl, () =>
-          openChatStore(chat.databaseUrl),
+          openChatStore(chat.databaseUrl, config.database),
         )
       : await openNamed('CHAT_DATABASE_URL', 'SQLite', chat.databaseUrl, () =>
           openChatStore(chat.databaseUrl),

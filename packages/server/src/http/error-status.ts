@@ -1,3 +1,4 @@
+import { postgresUnavailableReason } from '@collab-suite/chat-domain';
 import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
 import { samlErrorMapper } from '../saml/error-status.js';
@@ -50,8 +51,10 @@ const bodyParserMessages: Record<string, string> = {
 };
 
 /**
- * Maps any thrown value to a status and message; Redis being unavailable becomes 503
- * `dependency_unavailable` with `Retry-After`; other unknown errors become an internal 500.
+ * Maps any thrown value to a status and message; unknown errors become an internal 500, except
+ * Redis being unavailable or a connection failure (refused, lost, timed out, a database shutting
+ * down), in the error or its causes, that no library translated: that is a dependency away for
+ * now, 503 `dependency_unavailable` with Retry-After.
  */
 export function mapError(error: unknown): MappedError {
   if (error instanceof RequestValidationError) {
@@ -70,6 +73,16 @@ export function mapError(error: unknown): MappedError {
       status: error.status,
       message: bodyParserMessages[error.type ?? ''] ?? error.message,
       headers: {},
+    };
+  }
+  const unavailable = postgresUnavailableReason(error);
+  if (unavailable !== undefined) {
+    return {
+      status: 503,
+      message: `expected a backing service to answer but ${unavailable}`,
+      code: 'dependency_unavailable',
+      details: { retryAfterSeconds: 2 },
+      headers: { 'Retry-After': '2' },
     };
   }
   return { status: 500, message: 'internal server error', headers: {} };

@@ -28,18 +28,20 @@ export const samlErrorStatus: Record<SamlConfigErrorCode, number> = {
   not_mappable: 400,
 };
 
-/** Maps {@link SamlConfigError}s to statuses; a 503 says to retry after 5 seconds. */
+/** Maps {@link SamlConfigError}s to statuses; a 503 says when to retry (`details.retryAfterSeconds`, else 5 seconds). */
 export const samlErrorMapper: LibraryErrorMapper = {
   matches: (error) => error instanceof SamlConfigError,
   map(error): MappedError {
     const samlError = error as SamlConfigError;
     const status = samlErrorStatus[samlError.code];
+    const retryAfter = samlError.details?.retryAfterSeconds;
     return {
       status,
       message: samlError.message,
       code: samlError.code,
       details: samlError.details,
-      headers: status === 503 ? { 'Retry-After': '5' } : {},
+      headers:
+        status === 503 ? { 'Retry-After': String(typeof retryAfter === 'number' ? retryAfter : 5) } : {},
     };
   },
 };

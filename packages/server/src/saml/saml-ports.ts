@@ -18,7 +18,11 @@ export async function samlStoreFromConfig(config: ServerConfig): Promise<SamlPro
   const { databaseUrl } = config.saml;
   if (isPostgresUrl(databaseUrl)) {
     return openNamed('SAML_DATABASE_URL', 'PostgreSQL', databaseUrl, () =>
-      createPostgresSamlPropertyStore({ connectionString: databaseUrl }),
+      createPostgresSamlPropertyStore({
+        connectionString: databaseUrl,
+        connectionTimeoutMs: config.database.connectTimeoutMs,
+        queryTimeoutMs: config.database.queryTimeoutMs,
+      }),
     );
   }
   return openNamed('SAML_DATABASE_URL', 'SQLite', databaseUrl, async () =>
