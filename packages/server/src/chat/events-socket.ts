@@ -43,6 +43,7 @@ export const eventsSocketLimits = {
 
 const refusals = {
   401: { code: 'unauthenticated', reason: 'Unauthorized' },
+  403: { code: 'forbidden', reason: 'Forbidden' },
   404: { code: 'not_found', reason: 'Not Found' },
   500: { code: 'internal', reason: 'Internal Server Error' },
 } as const;
@@ -129,6 +130,8 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         socket,
         'authentication required: send a bearer token or the ZM_AUTH_TOKEN cookie',
       );
+    const crossOrigin = options.authenticator.crossOriginRefusal(request);
+    if (crossOrigin !== undefined) return refuse(socket, 403, crossOrigin);
     let userId: string;
     try {
       userId = (await options.authenticator.verify(token)).userId;

@@ -51,7 +51,17 @@ const errors = {
     content: json(ref('SamlError')),
   },
   401: { description: 'No or invalid token.', content: json(ref('SamlError')) },
-  403: { description: 'The token has no admin role.', content: json(ref('SamlError')) },
+  403: {
+    description:
+      'The token has no admin role, or a write authenticated by the cookie came from another origin.',
+    content: json(ref('SamlError')),
+  },
+};
+const unsupportedType = {
+  415: {
+    description: 'A body of a content type the operation does not take.',
+    content: json(ref('SamlError')),
+  },
 };
 const propertiesResponse = (description: string) => ({
   200: { description, content: json(ref('SAMLProperties')) },
@@ -64,7 +74,8 @@ const documentBody = {
     'application/xml': {
       schema: {
         type: 'string',
-        description: 'A SAMLProperties document or IdP metadata (EntityDescriptor). No DOCTYPE.',
+        description:
+          'A SAMLProperties document or IdP metadata (EntityDescriptor), also as text/xml or application/*+xml; never text/plain (415). No DOCTYPE.',
       },
     },
   },
@@ -191,7 +202,7 @@ export const samlOpenApi: OpenApiFragment = {
           'Set only the supplied properties (null or blank removes one); returns the stored properties.',
         parameters: [domain],
         requestBody: { required: false, content: json(ref('SAMLProperties')) },
-        responses: propertiesResponse('The stored properties.'),
+        responses: { ...propertiesResponse('The stored properties.'), ...unsupportedType },
       },
       post: {
         tags,
@@ -211,6 +222,7 @@ export const samlOpenApi: OpenApiFragment = {
         responses: {
           ...propertiesResponse('The stored properties.'),
           413: { description: 'Body over SAML_MAX_DOCUMENT_BYTES.', content: json(ref('SamlError')) },
+          ...unsupportedType,
         },
       },
       delete: {
@@ -254,7 +266,7 @@ export const samlOpenApi: OpenApiFragment = {
           }),
         ],
         requestBody: documentBody,
-        responses: validateResponses,
+        responses: { ...validateResponses, ...unsupportedType },
       },
     },
     '/saml-generate/{domain}': {
@@ -263,7 +275,10 @@ export const samlOpenApi: OpenApiFragment = {
         security,
         summary: 'Generate and store a self-signed SP certificate (CN = domain) and its PKCS#8 key.',
         parameters: [domain, ...generateParameters],
-        responses: propertiesResponse('The stored properties, with sp.x509cert and sp.privatekey.'),
+        responses: {
+          ...propertiesResponse('The stored properties, with sp.x509cert and sp.privatekey.'),
+          ...unsupportedType,
+        },
       },
     },
     '/saml-metadata/{domain}': {
