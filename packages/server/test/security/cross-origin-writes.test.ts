@@ -76,7 +76,7 @@ describe('writes authenticated by the cookie, with PUBLIC_URL', () => {
 
   it('imports XML sent with the cookie from PUBLIC_URL, from an ALLOWED_ORIGINS entry and from the same origin', async () => {
     const metadata = idpMetadata((await testCertificate()).certificatePem);
-    const from = [
+    const from: Record<string, string>[] = [
       { origin: publicUrl },
       { origin: 'https://admin.example.net' },
       { 'sec-fetch-site': 'same-origin', origin: 'http://reached-by-another-name:8080' },
