@@ -40,9 +40,9 @@ export interface Authenticator {
 /** Name of the cookie a browser client may carry its token in. */
 export const authCookieName = 'ZM_AUTH_TOKEN';
 
-/** Whether the request is authenticated by the cookie: it has one and no Authorization header. */
+/** Whether the request is authenticated by the cookie: it has one and no (or an empty) Authorization header, as {@link readToken} reads it. */
 export function usesAuthCookie(headers: { authorization?: string; cookie?: string }): boolean {
-  return headers.authorization === undefined && readToken(headers) !== undefined;
+  return !headers.authorization && readToken(headers) !== undefined;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

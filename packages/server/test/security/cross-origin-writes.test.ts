@@ -208,3 +208,23 @@ describe('writes authenticated by the cookie, without PUBLIC_URL', () => {
     expect((await create({ cookie })).status).toBe(201);
   });
 });
+
+describe('the cookie and an empty Authorization header', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ features: async (context) => [await createChatFeature(context)] });
+  });
+  afterAll(() => server.stop());
+
+  it('counts as cookie-authenticated, so a cross-origin write is still refused', async () => {
+    const cookie = cookieOf(await signLocalToken(testJwtSecret, { userId: randomUUID() }));
+    const answer = await send(
+      `${server.url}/rooms`,
+      'POST',
+      { cookie, authorization: '', origin: 'https://attacker.example', 'content-type': 'application/json' },
+      JSON.stringify({ name: 'R', description: '', type: 'group', membersIds: [randomUUID(), randomUUID()] }),
+    );
+    expect(answer.status).toBe(403);
+  });
+});
