@@ -21,6 +21,10 @@ function isTrustedProxySetting(value: string): boolean {
     return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
   });
 }
+/** An `http(s)://host[:port]` origin, optionally with a trailing slash: nothing else of a URL. */
+function isOrigin(value: string): boolean {
+  return /^https?:\/\/[^/?#@]+\/?$/i.test(value) && URL.canParse(value);
+}
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -340,15 +344,10 @@ export const environmentSchema = z.object({
         z.array(
           z
             .string()
-            .refine(
-              (entry) =>
-                URL.canParse(entry) &&
-                /^https?:$/.test(new URL(entry).protocol) &&
-                new URL(entry).origin === entry.replace(/\/$/, '').toLowerCase(),
-              {
-                message: 'expected origins like https://app.example.com (scheme, host and port only)',
-              },
-            ),
+            .refine(isOrigin, {
+              message: 'expected origins like https://app.example.com (scheme, host and port only)',
+            })
+            .transform((entry) => new URL(entry).origin),
         ),
       )
       .optional(),
