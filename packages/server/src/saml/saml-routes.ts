@@ -135,7 +135,9 @@ export function createSamlRoutes(options: SamlRoutesOptions): Router {
     sendValidation(response, result, booleanParameter(query, 'details') === true);
   });
 
-  router.post('/saml-generate/:domain', async (request, response) => {
+  // Takes no body; a client that sends JSON anyway ({}) is not refused, a form's body is (415).
+  const ignoredJson = express.json({ limit: '16kb', type: JSON_TYPES });
+  router.post('/saml-generate/:domain', ignoredJson, async (request, response) => {
     requireParsedBody(request, 'none (this operation takes no body)');
     const query = readQuery(request.query, GENERATE_PARAMETERS);
     const result = await service.generateCertificate(domainOf(request), query);

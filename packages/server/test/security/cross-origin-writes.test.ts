@@ -106,6 +106,16 @@ describe('writes authenticated by the cookie, with PUBLIC_URL', () => {
       'expected Content-Type application/json or application/xml',
     );
     expect(await storedIdp('plain.example')).toBeUndefined();
+    // saml-generate takes no body: a form's is refused, a JSON {} a client may send is ignored.
+    const generate = (type: string, body: string) =>
+      send(
+        saml('/saml-generate/plain.example'),
+        'POST',
+        { ...bearer(adminToken), 'content-type': type },
+        body,
+      );
+    expect((await generate('text/plain', 'x=y')).status).toBe(415);
+    expect((await generate('application/json', '{}')).status).toBe(200);
   });
 
   it('leaves bearer-token requests alone, whatever their Origin', async () => {
