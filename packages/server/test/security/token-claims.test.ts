@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { createChatFeature } from '../../src/chat/chat-feature.js';
 import { createSamlFeature } from '../../src/saml/saml-feature.js';
 import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
 import { send } from './security-test-support.js';
@@ -120,6 +122,33 @@ describe('JWKS tokens: aud, iss and exp (finding 3, 7)', () => {
       }
     },
   );
+
+  it('refuses an /events upgrade with 503, not 401, while the JWKS is down', async () => {
+    const cold = await startTestServer({
+      env: { AUTH_JWKS_URL: jwksServer.url, AUTH_JWKS_TIMEOUT_MS: '300' },
+      features: async (context) => [await createChatFeature(context)],
+    });
+    try {
+      jwksServer.setMode('fail');
+      const token = await sign({ aud: audience, iss: issuer });
+      const status = await new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`${cold.url.replace('http', 'ws')}/events`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        socket.once('unexpected-response', (_request, response) => {
+          resolve(response.statusCode ?? 0);
+          response.resume();
+          socket.terminate();
+        });
+        socket.once('open', () => reject(new Error('the upgrade was accepted')));
+        socket.once('error', () => undefined);
+      });
+      expect(status).toBe(503);
+    } finally {
+      jwksServer.setMode('serve');
+      await cold.stop();
+    }
+  });
 
   it('lists jwks as ready on /health/ once its keys are fetched', async () => {
     const health = JSON.parse((await send(`${server.url}/health/`, 'GET')).text);
