@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { signLocalToken } from '../../src/auth/sign-token.js';
 import { createChatFeature } from '../../src/chat/chat-feature.js';
 import { createSamlFeature } from '../../src/saml/saml-feature.js';
 import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
@@ -199,5 +200,12 @@ describe('HS256 tokens: exp, iat and aud (finding 7)', () => {
     expect(
       (await adminCall(strict, await hs256({ iat: now(), exp: now() + 3600, aud: audience }))).status,
     ).toBe(200);
+  });
+
+  it('takes what signLocalToken (pnpm token, the test helpers) signs: exp always, aud when configured', async () => {
+    const token = await signLocalToken(testJwtSecret, { userId: 'admin-1', admin: true, audience });
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString());
+    expect(payload).toMatchObject({ aud: audience, exp: expect.any(Number), iat: expect.any(Number) });
+    expect((await adminCall(strict, token)).status).toBe(200);
   });
 });
