@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { loadOrCreateLocalSecret } from './auth/auth-secret.js';
 import { type Authenticator, createAuthenticator } from './auth/authenticator.js';
+import { createOriginPolicy } from './auth/origin-policy.js';
 import { requireAdmin } from './auth/require-principal.js';
 import { createChatFeature } from './chat/chat-feature.js';
 import type { ServerConfig } from './config.js';
@@ -62,11 +63,26 @@ export async function defaultFeatures(context: FeatureContext): Promise<ServerFe
   ];
 }
 
-function defaultAuthenticator(config: ServerConfig): Authenticator {
-  const { jwtSecret, jwksUrl } = config.auth;
+function defaultAuthenticator(config: ServerConfig, logger: Logger): Authenticator {
+  const { jwtSecret, jwksUrl, audience, issuer } = config.auth;
+  if (jwksUrl && audience === undefined && issuer === undefined) {
+    logger.warn(
+      'AUTH_JWKS_URL is set without AUTH_JWT_AUDIENCE or AUTH_JWT_ISSUER: a token the identity provider issued for any other client is accepted here; set both in production',
+    );
+  }
   return createAuthenticator({
     jwksUrl,
     jwtSecret: jwtSecret ?? (jwksUrl ? undefined : loadOrCreateLocalSecret(config.dataDir)),
+    jwksTimeoutMs: config.auth.jwksTimeoutMs,
+    audience,
+    issuer,
+    allowTokensWithoutExpiry: config.auth.allowTokensWithoutExpiry,
+    maxTokenAgeSeconds: config.auth.maxTokenAge,
+    originPolicy: createOriginPolicy({
+      publicUrl: config.publicUrl,
+      allowedOrigins: config.auth.allowedOrigins,
+      trustProxy: config.trustProxy !== false && config.trustProxy !== 0,
+    }),
   });
 }
 
@@ -74,7 +90,7 @@ function defaultAuthenticator(config: ServerConfig): Authenticator {
 export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const authenticator = options.authenticator ?? defaultAuthenticator(config);
+  const authenticator = options.authenticator ?? defaultAuthenticator(config, logger);
   const context: FeatureContext = { config, logger, authenticator };
   const features = await (options.features ?? defaultFeatures)(context);
 
@@ -85,7 +101,11 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   useRequestLogging(app, logger, config.requestLogLevel);
   // Health and docs sit under their own paths, so other requests skip them after one path test.
   const eventLoop = createEventLoopHealthCheck();
-  const checks = [...features.flatMap((feature) => feature.health ?? []), eventLoop];
+  const checks = [
+    ...(authenticator.health ? [authenticator.health] : []),
+    ...features.flatMap((feature) => feature.health ?? []),
+    eventLoop,
+  ];
   const servesApi = config.cluster.roles.includes('api');
   // With MANAGEMENT_PORT, /metrics and the detailed /health/ live on their own port (main.ts).
   const management = express.Router();
@@ -130,7 +150,10 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   if (servesApi) app.get('/openapi.json', createOpenApiHandler(document));
   if (servesApi && asyncApiDocument) app.get('/asyncapi.json', createOpenApiHandler(asyncApiDocument));
   if (servesApi && config.docsEnabled)
-    app.use('/docs', createDocsRouter({ asyncApi: asyncApiDocument !== undefined }));
+    app.use(
+      '/docs',
+      createDocsRouter({ asyncApi: asyncApiDocument !== undefined, publicUrl: config.publicUrl }),
+    );
   for (const { basePath, paths, router } of features) {
     app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
   }

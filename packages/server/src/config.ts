@@ -21,6 +21,10 @@ function isTrustedProxySetting(value: string): boolean {
     return bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
   });
 }
+/** An `http(s)://host[:port]` origin, optionally with a trailing slash: nothing else of a URL. */
+function isOrigin(value: string): boolean {
+  return /^https?:\/\/[^/?#@]+\/?$/i.test(value) && URL.canParse(value);
+}
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
@@ -326,6 +330,41 @@ export const environmentSchema = z.object({
   ),
   /** JWKS URL for RS256/ES256 tokens, used instead of the HS256 secret when set. */
   AUTH_JWKS_URL: urlWith(['http', 'https']),
+  /** The `aud` every token must carry (HS256 and JWKS); unset: not checked. Set it with a JWKS in production. */
+  AUTH_JWT_AUDIENCE: optionalText,
+  /** The `iss` every token must carry (HS256 and JWKS); unset: not checked. Set it with a JWKS in production. */
+  AUTH_JWT_ISSUER: optionalText,
+  /** Accept tokens without `exp` (valid forever); default: refused with 401. */
+  AUTH_ALLOW_TOKENS_WITHOUT_EXPIRY: booleanText.default(false),
+  /** Refuse tokens issued (`iat`) more than this many seconds ago, whatever their `exp`; unset: no bound. */
+  AUTH_MAX_TOKEN_AGE: integer(1).optional(),
+  /** Longest one fetch of AUTH_JWKS_URL may take, in milliseconds; a failed fetch is then remembered 5 s (503). */
+  AUTH_JWKS_TIMEOUT_MS: integer(1).max(60_000).default(3000),
+  /**
+   * Origins (`https://app.example.com`), comma-separated, whose pages may make requests authenticated
+   * by the ZM_AUTH_TOKEN cookie besides PUBLIC_URL (or, without it, the server's own origin).
+   */
+  ALLOWED_ORIGINS: optionalText.pipe(
+    z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .refine(isOrigin, {
+              message: 'expected origins like https://app.example.com (scheme, host and port only)',
+            })
+            .transform((entry) => new URL(entry).origin),
+        ),
+      )
+      .optional(),
+  ),
   /**
    * Which proxies in front are trusted to name the client (X-Forwarded-For), as Express reads it:
    * `false`, `true`, a number of hops, or comma-separated addresses/CIDRs (`loopback`, `10.0.0.0/8`).
@@ -457,7 +496,18 @@ export interface ServerConfig {
     fetchAllowedAddresses: string[];
     expiryWarningDays: number;
   };
-  auth: { jwtSecret: string | undefined; jwksUrl: string | undefined };
+  auth: {
+    jwtSecret: string | undefined;
+    jwksUrl: string | undefined;
+    jwksTimeoutMs: number;
+    audience: string | undefined;
+    issuer: string | undefined;
+    allowTokensWithoutExpiry: boolean;
+    /** Seconds; undefined: `iat` is not bounded. */
+    maxTokenAge: number | undefined;
+    /** Origins besides PUBLIC_URL allowed to use the cookie. */
+    allowedOrigins: string[];
+  };
   publicUrl: string | undefined;
   /** Express's `trust proxy` setting. */
   trustProxy: boolean | number | string;
@@ -694,7 +744,16 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         .filter((entry) => entry !== ''),
       expiryWarningDays: values.SAML_CERT_EXPIRY_WARNING_DAYS,
     },
-    auth: { jwtSecret: values.AUTH_JWT_SECRET, jwksUrl: values.AUTH_JWKS_URL },
+    auth: {
+      jwtSecret: values.AUTH_JWT_SECRET,
+      jwksUrl: values.AUTH_JWKS_URL,
+      jwksTimeoutMs: values.AUTH_JWKS_TIMEOUT_MS,
+      audience: values.AUTH_JWT_AUDIENCE,
+      issuer: values.AUTH_JWT_ISSUER,
+      allowTokensWithoutExpiry: values.AUTH_ALLOW_TOKENS_WITHOUT_EXPIRY,
+      maxTokenAge: values.AUTH_MAX_TOKEN_AGE,
+      allowedOrigins: values.ALLOWED_ORIGINS ?? [],
+    },
     publicUrl: values.PUBLIC_URL,
     trustProxy: values.TRUST_PROXY,
     metricsPublic: values.METRICS_PUBLIC,

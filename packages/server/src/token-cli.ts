@@ -22,7 +22,13 @@ async function main(): Promise<void> {
   }
   const secret = config.auth.jwtSecret ?? loadOrCreateLocalSecret(config.dataDir);
   process.stdout.write(
-    `${await signLocalToken(secret, { userId, admin, xmppDomain: config.chat.xmpp?.domain })}\n`,
+    `${await signLocalToken(secret, {
+      userId,
+      admin,
+      xmppDomain: config.chat.xmpp?.domain,
+      audience: config.auth.audience,
+      issuer: config.auth.issuer,
+    })}\n`,
   );
 }
 

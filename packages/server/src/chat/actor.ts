@@ -63,6 +63,9 @@ export function requireChatActor(
   const verified = new Map<string, { actor: Actor; until: number }>();
   return async (request, response, next) => {
     assertQueueIdHeader(request.headers['queue-id']);
+    // Before the memory of verified tokens, which would otherwise skip authenticate()'s own check.
+    const crossOrigin = authenticator.crossOriginRefusal(request);
+    if (crossOrigin !== undefined) throw new HttpError(403, crossOrigin);
     const credentials = readToken(request.headers);
     const remembered = credentials === undefined ? undefined : verified.get(credentials);
     if (remembered && remembered.until > Date.now()) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type Router } from 'express';
 import type { XmppConfig } from '../config.js';
+import { pageSecurityHeaders } from '../http/page-security-headers.js';
 
 /** Where {@link createChatPageRouter} serves the chat page. */
 export const chatPagePath = '/examples/chat';
@@ -33,6 +34,14 @@ export function createChatPageRouter(xmpp: XmppConfig | undefined): Router {
   const router = express.Router();
   const folder = chatPageFolder();
   if (folder === undefined) return router;
+  const xmppSocket = xmpp?.webSocketUrl === undefined ? undefined : new URL(xmpp.webSocketUrl);
+  router.use(
+    chatPagePath,
+    pageSecurityHeaders({
+      connectSources: xmppSocket ? [`${xmppSocket.protocol}//${xmppSocket.host}`] : [],
+      imageSources: ['data:'],
+    }),
+  );
   router.get(`${chatPagePath}/config.json`, (_request, response) => {
     response.json({
       xmpp: xmpp?.webSocketUrl

@@ -87,7 +87,9 @@ const channelDescription = `One WebSocket per client session. Every frame is a J
 
 **Handshake.** \`GET /events\` with \`Upgrade: websocket\` and a token: \`Authorization: Bearer <JWT>\` or
 the \`ZM_AUTH_TOKEN\` cookie; the token's \`sub\` must be the user's UUID. Refusals are plain HTTP answers
-with a JSON body \`{"code","message"}\`: 401 without a valid token, 404 for another path.
+with a JSON body \`{"code","message"}\`: 401 without a valid token, 403 when the cookie authenticates a
+handshake whose \`Origin\` is not the server's (PUBLIC_URL, ALLOWED_ORIGINS), 404 for another path, 503
+while the identity provider's key set (AUTH_JWKS_URL) cannot be fetched.
 
 **Session.** The server first sends \`websocketConnected\` with the session's \`queueId\`, then every
 event for the user (or for this session's queue) with \`type\` and \`sentDate\`. A user with several

@@ -5,6 +5,7 @@ import { type EventBus, type EventSubscription, isUuid } from '@collab-suite/cha
 import type { Logger } from 'pino';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, readToken } from '../auth/authenticator.js';
+import { HttpError } from '../http/http-error.js';
 import { guardedHandler } from '../process/guarded-handler.js';
 
 /** Options of {@link createEventsSocket}. */
@@ -57,7 +58,9 @@ function closedOf(socket: WebSocket): Promise<void> {
 
 const refusals = {
   401: { code: 'unauthenticated', reason: 'Unauthorized' },
+  403: { code: 'forbidden', reason: 'Forbidden' },
   404: { code: 'not_found', reason: 'Not Found' },
+  503: { code: 'dependency_unavailable', reason: 'Service Unavailable' },
   500: { code: 'internal', reason: 'Internal Server Error' },
 } as const;
 
@@ -154,10 +157,14 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         socket,
         'authentication required: send a bearer token or the ZM_AUTH_TOKEN cookie',
       );
+    const crossOrigin = options.authenticator.crossOriginRefusal(request);
+    if (crossOrigin !== undefined) return refuse(socket, 403, crossOrigin);
     let userId: string;
     try {
       userId = (await options.authenticator.verify(token)).userId;
     } catch (error) {
+      // The identity provider's keys could not be had: not the client's fault.
+      if (error instanceof HttpError && error.status === 503) return refuse(socket, 503, error.message);
       return unauthenticated(socket, error instanceof Error ? error.message : 'the token was refused');
     }
     if (!isUuid(userId)) return unauthenticated(socket, "expected the token's sub to be a user UUID");

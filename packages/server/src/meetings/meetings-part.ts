@@ -12,6 +12,7 @@ import express, { type Router } from 'express';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
+import { pageSecurityHeaders } from '../http/page-security-headers.js';
 import type { FeatureMetric } from '../metrics/feature-metric.js';
 import { meetingMediaForRoles } from './media/media-for-roles.js';
 import { createMeetingRoutes } from './meeting-routes.js';
@@ -95,7 +96,9 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
 
   const pageRouter = express.Router();
   const folder = meetingPageFolder();
-  if (folder !== undefined) pageRouter.use(meetingPagePath, express.static(folder, { index: 'index.html' }));
+  if (folder !== undefined) {
+    pageRouter.use(meetingPagePath, pageSecurityHeaders(), express.static(folder, { index: 'index.html' }));
+  }
 
   const leaving = new Set<Promise<void>>();
   let closing: Promise<void> | undefined;

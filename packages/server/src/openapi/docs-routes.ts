@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import express, { type RequestHandler, Router } from 'express';
+import { pageSecurityHeaders } from '../http/page-security-headers.js';
 
 /** The page: swagger-ui on `/openapi.json`, below a link to the AsyncAPI document when there is one. */
 function docsPage(asyncApi: boolean): string {
@@ -39,9 +40,17 @@ export function createOpenApiHandler(document: object): RequestHandler {
  * The interactive docs page and its swagger-ui-dist assets, to mount at `/docs`; with `asyncApi`,
  * the page links `/asyncapi.json`.
  */
-export function createDocsRouter(options: { asyncApi: boolean }): Router {
+export function createDocsRouter(options: { asyncApi: boolean; publicUrl?: string | undefined }): Router {
   const page = docsPage(options.asyncApi);
   const router = Router();
+  // swagger-ui sets style attributes and draws data: SVG icons; "Try it out" calls PUBLIC_URL.
+  router.use(
+    pageSecurityHeaders({
+      styleSources: ["'unsafe-inline'"],
+      imageSources: ['data:'],
+      connectSources: options.publicUrl === undefined ? [] : [new URL(options.publicUrl).origin],
+    }),
+  );
   const require = createRequire(import.meta.url);
   const assets: string = require('swagger-ui-dist').getAbsoluteFSPath();
   router.use('/assets', express.static(assets, { index: false, maxAge: '1d' }));

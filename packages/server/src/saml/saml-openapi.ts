@@ -51,7 +51,17 @@ const errors = {
     content: json(ref('SamlError')),
   },
   401: { description: 'No or invalid token.', content: json(ref('SamlError')) },
-  403: { description: 'The token has no admin role.', content: json(ref('SamlError')) },
+  403: {
+    description:
+      'The token has no admin role, or a write authenticated by the cookie came from another origin.',
+    content: json(ref('SamlError')),
+  },
+};
+const unsupportedType = {
+  415: {
+    description: 'A body of a content type the operation does not take.',
+    content: json(ref('SamlError')),
+  },
 };
 /** A write on a full disk (`storage_full`): nothing of it was stored. */
 const storageFull = {
@@ -71,7 +81,8 @@ const documentBody = {
     'application/xml': {
       schema: {
         type: 'string',
-        description: 'A SAMLProperties document or IdP metadata (EntityDescriptor). No DOCTYPE.',
+        description:
+          'A SAMLProperties document or IdP metadata (EntityDescriptor), also as text/xml or application/*+xml; never text/plain (415). No DOCTYPE.',
       },
     },
   },
@@ -198,7 +209,7 @@ export const samlOpenApi: OpenApiFragment = {
           'Set only the supplied properties (null or blank removes one); returns the stored properties.',
         parameters: [domain],
         requestBody: { required: false, content: json(ref('SAMLProperties')) },
-        responses: { ...propertiesResponse('The stored properties.'), ...storageFull },
+        responses: { ...propertiesResponse('The stored properties.'), ...unsupportedType, ...storageFull },
       },
       post: {
         tags,
@@ -218,6 +229,7 @@ export const samlOpenApi: OpenApiFragment = {
         responses: {
           ...propertiesResponse('The stored properties.'),
           413: { description: 'Body over SAML_MAX_DOCUMENT_BYTES.', content: json(ref('SamlError')) },
+          ...unsupportedType,
           ...storageFull,
         },
       },
@@ -262,7 +274,7 @@ export const samlOpenApi: OpenApiFragment = {
           }),
         ],
         requestBody: documentBody,
-        responses: validateResponses,
+        responses: { ...validateResponses, ...unsupportedType },
       },
     },
     '/saml-generate/{domain}': {
@@ -271,7 +283,10 @@ export const samlOpenApi: OpenApiFragment = {
         security,
         summary: 'Generate and store a self-signed SP certificate (CN = domain) and its PKCS#8 key.',
         parameters: [domain, ...generateParameters],
-        responses: propertiesResponse('The stored properties, with sp.x509cert and sp.privatekey.'),
+        responses: {
+          ...propertiesResponse('The stored properties, with sp.x509cert and sp.privatekey.'),
+          ...unsupportedType,
+        },
       },
     },
     '/saml-metadata/{domain}': {

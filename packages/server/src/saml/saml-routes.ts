@@ -1,10 +1,6 @@
-import {
-  SamlConfigError,
-  type SamlConfigService,
-  type SamlIssue,
-  type ValidationResult,
-} from '@collab-suite/saml-config';
+import type { SamlConfigService, SamlIssue, ValidationResult } from '@collab-suite/saml-config';
 import express, { type Request, type Response, Router } from 'express';
+import { HttpError } from '../http/http-error.js';
 import { booleanParameter, readQuery } from './saml-query.js';
 
 /** Options of {@link createSamlRoutes}. */
@@ -15,7 +11,8 @@ export interface SamlRoutesOptions {
 }
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
-const XML_TYPES = ['application/xml', 'text/xml', 'application/*+xml', 'text/plain'];
+// Never text/plain: a form on another site can send it without a preflight.
+const XML_TYPES = ['application/xml', 'text/xml', 'application/*+xml'];
 const GENERATE_PARAMETERS = [
   'days',
   'digest',
@@ -31,13 +28,13 @@ function domainOf(request: Request): string {
   return String(request.params.domain ?? '');
 }
 
-/** Refuses a body the parsers did not take (wrong Content-Type) instead of ignoring it. */
+/** Refuses (415) a body the parsers did not take (wrong Content-Type) instead of ignoring it. */
 function requireParsedBody(request: Request, accepted: string): void {
   const length = Number(request.headers['content-length'] ?? 0);
   const chunked = request.headers['transfer-encoding'] !== undefined;
   if (request.body === undefined && (length > 0 || chunked)) {
-    throw new SamlConfigError(
-      'invalid_document',
+    throw new HttpError(
+      415,
       `expected Content-Type ${accepted} but received ${JSON.stringify(request.headers['content-type'] ?? 'none')}`,
     );
   }
@@ -138,7 +135,10 @@ export function createSamlRoutes(options: SamlRoutesOptions): Router {
     sendValidation(response, result, booleanParameter(query, 'details') === true);
   });
 
-  router.post('/saml-generate/:domain', async (request, response) => {
+  // Takes no body; a client that sends JSON anyway ({}) is not refused, a form's body is (415).
+  const ignoredJson = express.json({ limit: '16kb', type: JSON_TYPES });
+  router.post('/saml-generate/:domain', ignoredJson, async (request, response) => {
+    requireParsedBody(request, 'none (this operation takes no body)');
     const query = readQuery(request.query, GENERATE_PARAMETERS);
     const result = await service.generateCertificate(domainOf(request), query);
     sendWarnings(response, result.warnings);

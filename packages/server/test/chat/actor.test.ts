@@ -16,6 +16,7 @@ function countingAuthenticator(userId: string) {
       return { userId, roles: [], isAdmin: false };
     },
     verify: async () => ({ userId, roles: [], isAdmin: false }),
+    crossOriginRefusal: () => undefined,
   };
   return { authenticator, calls: () => calls };
 }

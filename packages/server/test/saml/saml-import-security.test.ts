@@ -166,7 +166,7 @@ describe('POST /saml/{domain}: XML attacks and size (reference §7)', () => {
       body: 'sp.entityid=urn:sp',
       contentType: 'application/x-www-form-urlencoded',
     });
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(415);
     expect(response.body.error).toContain('expected Content-Type application/json or application/xml');
   });
 });
