@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
+import { redactSettingValue } from './http/redact.js';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);
 
@@ -562,7 +563,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) =>
-        `${issue.path.join('.')}: ${issue.message} (received ${JSON.stringify(environment[String(issue.path[0])])})`,
+        `${issue.path.join('.')}: ${issue.message} (received ${redactSettingValue(String(issue.path[0]), environment[String(issue.path[0])])})`,
     );
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
