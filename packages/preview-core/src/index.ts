@@ -146,6 +146,16 @@ export {
   previewServiceOptionsSchema,
 } from './preview-service.js';
 export {
+  EXPIRES_PARAMETER,
+  MIN_SIGNING_KEY_BYTES,
+  type PreviewPathRefusal,
+  type PreviewPathVerdict,
+  SIGNATURE_PARAMETER,
+  type SignPreviewPathOptions,
+  signPreviewPath,
+  verifyPreviewPath,
+} from './signing/preview-url-signature.js';
+export {
   createDiskStoredFileSource,
   type DiskStoredFileSourceOptions,
   storedFilePath,

@@ -136,6 +136,22 @@ export const environmentSchema = z.object({
   PREVIEW_CACHE_DIR: optionalText,
   /** Bytes of renders and converted PDFs kept on disk, least recently used out first (0: no disk cache). */
   PREVIEW_CACHE_MAX_BYTES: integer(0).default(1024 * 1024 * 1024),
+  /**
+   * Who may GET/HEAD previews of stored files: `none` (anyone who reaches the server: only for a
+   * preview service the public cannot reach, as the original behind its product's proxy), `token`
+   * (a valid bearer token or ZM_AUTH_TOKEN cookie) or `signed` (a path signed with PREVIEW_URL_SIGNING_KEY).
+   */
+  PREVIEW_STORED_AUTH: z.enum(['none', 'token', 'signed']).default('none'),
+  /** HMAC-SHA256 key of signed preview paths, at least 32 bytes; needed by PREVIEW_STORED_AUTH=signed. */
+  PREVIEW_URL_SIGNING_KEY: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => Buffer.byteLength(value) >= 32, {
+        message:
+          'expected at least 32 bytes: HMAC-SHA256 needs a key as long as its hash (e.g. openssl rand -base64 48)',
+      })
+      .optional(),
+  ),
   /** Serve a Collabora compatible `POST /cool/convert-to/pdf` so other nodes can convert here. */
   DOCUMENT_CONVERT_ENDPOINT: booleanText.default(false),
   /** The `soffice` program (name on PATH or path) of the local pool. */
@@ -374,6 +390,8 @@ export interface ServerConfig {
     maxRenderPixels: number;
     /** The on-disk cache of renders of stored files and of converted PDFs. */
     cache: { directory: string; maxBytes: number };
+    /** Who may read previews of stored files (PREVIEW_STORED_AUTH), and the key of signed paths. */
+    storedAccess: StoredPreviewAccess;
   };
   document: {
     converter: 'libreoffice' | 'remote' | 'none';
@@ -451,6 +469,25 @@ export interface ServerConfig {
   requestLogLevel: z.infer<typeof environmentSchema>['LOG_REQUEST_LEVEL'];
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
+}
+
+/** Who may read previews of stored files: anyone, token holders, or holders of a signed path. */
+export type StoredPreviewAccess =
+  | { mode: 'none' }
+  | { mode: 'token' }
+  | { mode: 'signed'; signingKey: string };
+
+/** PREVIEW_STORED_AUTH with its key. @throws ConfigError when `signed` has no key */
+function storedPreviewAccessOf(values: z.output<typeof environmentSchema>): StoredPreviewAccess {
+  const mode = values.PREVIEW_STORED_AUTH;
+  if (mode !== 'signed') return { mode };
+  const signingKey = values.PREVIEW_URL_SIGNING_KEY;
+  if (signingKey === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  PREVIEW_STORED_AUTH=signed needs PREVIEW_URL_SIGNING_KEY (at least 32 bytes)',
+    );
+  }
+  return { mode, signingKey };
 }
 
 /** Thrown by {@link loadConfig}; its message names every bad variable. */
@@ -595,6 +632,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         directory: path.resolve(values.PREVIEW_CACHE_DIR ?? path.join(dataDir, 'preview-cache')),
         maxBytes: values.PREVIEW_CACHE_MAX_BYTES,
       },
+      storedAccess: storedPreviewAccessOf(values),
     },
     document: {
       converter: values.DOCUMENT_CONVERTER,

@@ -19,6 +19,7 @@ import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
 import { previewOpenApi } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
+import { storedPreviewAccess } from './stored-access.js';
 
 /** Ports and services tests may replace. */
 export interface PreviewFeatureOverrides {
@@ -84,6 +85,8 @@ export async function createPreviewFeature(
       request.method === 'POST' ? limitUploads(request, response, next) : next(),
     );
   }
+  // Reads of stored files are guarded as PREVIEW_STORED_AUTH says; uploads are not stored files.
+  router.use('/preview', storedPreviewAccess(config.preview.storedAccess, context.authenticator));
   const uploadBuffers = createUploadBufferPool();
   const { cache } = config.preview;
   // Renders of stored files and converted PDFs, kept across restarts (uploads' renders are not kept).
