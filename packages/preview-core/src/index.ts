@@ -170,10 +170,16 @@ export {
   type InMemoryStoredFileSource,
 } from './storage/in-memory-stored-file-source.js';
 export {
+  createStoredFileExistence,
+  type StoredFileExistence,
+  type StoredFileExistenceOptions,
+} from './storage/stored-file-existence.js';
+export {
   describeStoredFileRef,
   normaliseStoredFileRef,
   SERVICE_TYPES,
   type ServiceType,
   type StoredFileRef,
   type StoredFileSource,
+  storedFileNotFound,
 } from './storage/stored-file-source.js';

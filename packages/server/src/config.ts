@@ -142,6 +142,11 @@ export const environmentSchema = z.object({
    * (a valid bearer token or ZM_AUTH_TOKEN cookie) or `signed` (a path signed with PREVIEW_URL_SIGNING_KEY).
    */
   PREVIEW_STORED_AUTH: z.enum(['none', 'token', 'signed']).default('none'),
+  /**
+   * How long the storage's answer that a stored version exists is reused before a kept render of it
+   * is served again, in milliseconds (0: ask every time); at most 10 s, so a deletion shows quickly.
+   */
+  PREVIEW_STORED_EXISTENCE_TTL_MS: integer(0).max(10_000).default(2000),
   /** HMAC-SHA256 key of signed preview paths, at least 32 bytes; needed by PREVIEW_STORED_AUTH=signed. */
   PREVIEW_URL_SIGNING_KEY: optionalText.pipe(
     z
@@ -392,6 +397,8 @@ export interface ServerConfig {
     cache: { directory: string; maxBytes: number };
     /** Who may read previews of stored files (PREVIEW_STORED_AUTH), and the key of signed paths. */
     storedAccess: StoredPreviewAccess;
+    /** How long an answer of the storage that a version exists is reused, in milliseconds. */
+    storedExistenceTtlMs: number;
   };
   document: {
     converter: 'libreoffice' | 'remote' | 'none';
@@ -633,6 +640,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         maxBytes: values.PREVIEW_CACHE_MAX_BYTES,
       },
       storedAccess: storedPreviewAccessOf(values),
+      storedExistenceTtlMs: values.PREVIEW_STORED_EXISTENCE_TTL_MS,
     },
     document: {
       converter: values.DOCUMENT_CONVERTER,

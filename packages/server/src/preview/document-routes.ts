@@ -1,4 +1,4 @@
-import type { DiskCache, DocumentPreviewService } from '@collab-suite/preview-core';
+import type { DocumentPreviewService } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -12,14 +12,15 @@ import {
   uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
+import type { StoredRenderCache } from './render-cache.js';
 import { addStoredPageRoutes } from './stored-routes.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {
   documentService: DocumentPreviewService;
   uploads: UploadSettings;
-  /** Where renders of stored files are kept (none: every GET renders). */
-  renderCache?: DiskCache | undefined;
+  /** Kept renders of stored files, and the existence check asked before one is served. */
+  renderCache: StoredRenderCache;
 }
 
 const STORED_THUMBNAIL = '/preview/document/:id/:version/:area/thumbnail/';

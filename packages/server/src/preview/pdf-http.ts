@@ -1,17 +1,17 @@
 import {
   type Area,
-  type DiskCache,
   normaliseStoredFileRef,
   type PreviewInput,
   type RenderedImage,
   type StoredFileRef,
+  storedFileNotFound,
 } from '@collab-suite/preview-core';
 import type { Request, Response } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
 import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
-import { renderThroughCache } from './render-cache.js';
+import { renderThroughCache, type StoredRenderCache } from './render-cache.js';
 
 /** How uploads are read: the size limit and the pool their bodies are read into. */
 export interface UploadSettings {
@@ -95,20 +95,32 @@ function cachedOrHeaders(request: Request, response: Response, stored: StoredReq
 }
 
 /**
- * Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches; with a
- * `renderCache`, from the render kept under the ETag, else rendering and keeping it.
+ * Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches; from the
+ * render kept under the ETag in `renderCache.cache` once the storage said (within the last
+ * PREVIEW_STORED_EXISTENCE_TTL_MS) that the version still exists, else rendering (which reads the
+ * storage) and keeping it. A deleted file is 404, however much of it is kept.
  */
 export async function answerStored(
   request: Request,
   response: Response,
   stored: StoredRequest,
   run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
-  renderCache?: DiskCache,
+  renderCache: StoredRenderCache,
 ): Promise<void> {
   const prepared = cachedOrHeaders(request, response, stored);
   if (!prepared) return;
   const { input, headers } = prepared;
-  const result = await renderThroughCache(renderCache, headers.ETag, () => run(input, clientGone(response)));
+  const ref = input.storedFile;
+  const confirm = async () => {
+    if (!(await renderCache.existence.exists(ref, clientGone(response)))) throw storedFileNotFound(ref);
+  };
+  if (renderCache.confirmBeforeRender) await confirm();
+  const result = await renderThroughCache(
+    renderCache.cache,
+    headers.ETag,
+    () => run(input, clientGone(response)),
+    renderCache.confirmBeforeRender ? undefined : confirm,
+  );
   send(response, result, headers);
 }
 

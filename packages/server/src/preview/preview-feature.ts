@@ -4,6 +4,7 @@ import {
   createDiskStoredFileSource,
   createHttpStoredFileSource,
   createPreviewService,
+  createStoredFileExistence,
   type DocumentConverter,
   type PreviewService,
   type StoredFileSource,
@@ -91,18 +92,21 @@ export async function createPreviewFeature(
   const { cache } = config.preview;
   // Renders of stored files and converted PDFs, kept across restarts (uploads' renders are not kept).
   const diskCache = cache.maxBytes > 0 ? createDiskCache(cache) : undefined;
+  const existence = createStoredFileExistence(storedFiles, { ttlMs: config.preview.storedExistenceTtlMs });
+  const renderCache = { cache: diskCache, existence };
   router.use(
     createImageRoutes({
       service,
       maxUploadBytes: config.preview.maxUploadBytes,
       uploadBuffers,
-      renderCache: diskCache,
+      renderCache,
     }),
   );
   const documents = createDocumentParts(config, service, {
     converter: overrides.converter,
     uploadBuffers,
     diskCache,
+    renderCache,
   });
   router.use(documents.router);
   router.use(malformedPathAsValidationError);
