@@ -1,4 +1,4 @@
-import type { DocumentPreviewService } from '@collab-suite/preview-core';
+import { type DocumentPreviewService, normaliseLocale } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -26,21 +26,23 @@ export interface DocumentRouteOptions {
 const STORED_THUMBNAIL = '/preview/document/:id/:version/:area/thumbnail/';
 const STORED_PREVIEW = '/preview/document/:id/:version/';
 
-function storedThumbnail(request: Request) {
+/** The stored-thumbnail parser; the locale is resolved (default filled in) so it keys one render. */
+const storedThumbnail = (defaultLocale: string) => (request: Request) => {
   const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
   const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
-  const locale = requestedLocale(query);
+  const locale = normaliseLocale(requestedLocale(query), defaultLocale);
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
   return storedAreaRequest({ route: 'document-thumbnail' }, path, query.service_type, options);
-}
+};
 
-function storedPreview(request: Request) {
+/** The stored-preview parser; the locale is resolved (default filled in) so it keys one render. */
+const storedPreview = (defaultLocale: string) => (request: Request) => {
   const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
   const query = parseRequestPart(storedDocumentPreviewQuerySchema, request.query, 'query');
   const options = {
     firstPage: query.first_page,
     lastPage: query.last_page,
-    locale: requestedLocale(query),
+    locale: normaliseLocale(requestedLocale(query), defaultLocale),
   };
   return {
     stored: {
@@ -50,7 +52,7 @@ function storedPreview(request: Request) {
     },
     options,
   };
-}
+};
 
 /**
  * The four document routes of the preview API: office documents (recognised by content) converted to
@@ -70,9 +72,9 @@ export function createDocumentRoutes({
     {
       service: documentService,
       thumbnailPath: STORED_THUMBNAIL,
-      parseThumbnail: storedThumbnail,
+      parseThumbnail: storedThumbnail(documentService.limits.defaultLocale),
       previewPath: STORED_PREVIEW,
-      parsePreview: storedPreview,
+      parsePreview: storedPreview(documentService.limits.defaultLocale),
     },
     renderCache,
   );

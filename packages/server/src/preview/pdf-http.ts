@@ -12,6 +12,7 @@ import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
 import { renderThroughCache, type StoredRenderCache } from './render-cache.js';
+import { bytesDecidingOptions } from './render-key.js';
 
 /** How uploads are read: the size limit and the pool their bodies are read into. */
 export interface UploadSettings {
@@ -53,7 +54,8 @@ export interface StoredRequest {
 
 /**
  * The stored-file request of a render sized to `path.area`, whose ETag is made of `name` (the route's:
- * `{ route }`, or `{ kind }` for the image routes), the options and the area's width and height; and
+ * `{ route }`, or `{ kind }` for the image routes), the options that change the bytes (see
+ * {@link bytesDecidingOptions}) and the area's width and height; and
  * the options, with the area, to render with.
  */
 export function storedAreaRequest<Options extends Record<string, string | boolean | undefined>>(
@@ -63,7 +65,12 @@ export function storedAreaRequest<Options extends Record<string, string | boolea
   options: Options,
 ): { stored: StoredRequest; options: Options & { area: Area } } {
   const { area } = path;
-  const etagOptions = { ...name, ...options, width: area.width, height: area.height };
+  const etagOptions = {
+    ...name,
+    ...bytesDecidingOptions(name, options),
+    width: area.width,
+    height: area.height,
+  };
   return {
     stored: { id: path.id, version: path.version, serviceType, options: etagOptions },
     options: { ...options, area },
