@@ -27,6 +27,7 @@ export {
   extraFieldsSchema,
   type ForwardMessageInput,
   forwardMessageSchema,
+  isStorableText,
   type MemberToInsertInput,
   maxRoomDescriptionLength,
   maxRoomNameLength,
