@@ -18,8 +18,8 @@ const EMAIL =
   /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 // Control characters (NUL among them: PostgreSQL text cannot hold it) and unpaired surrogates (UTF-8
 // cannot encode them; they would be stored as U+FFFD).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
 const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
   /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Longest entity ID the SAML metadata schema allows. */
