@@ -78,7 +78,9 @@ describe.each(chatDatabases)('text that cannot be stored, on %s', (database) => 
 
   it('stores astral characters and other unusual but valid text unchanged', async () => {
     const name = 'Équipe 🚀\ttab';
-    const created = await server.as(a)('POST', '/rooms', { json: { type: 'group', name, membersIds: [b, c] } });
+    const created = await server.as(a)('POST', '/rooms', {
+      json: { type: 'group', name, membersIds: [b, c] },
+    });
     expect(created.status).toBe(201);
     expect((await server.as(a)('GET', `/rooms/${created.body.id}`)).body).toMatchObject({ name });
   });
