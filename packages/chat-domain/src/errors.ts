@@ -13,7 +13,10 @@ export const chatErrorCodes = [
   'already_member',
   /** The room has reached its member limit. */
   'room_full',
-  /** A user is a member of as many rooms as a user may be (`details.userId`, `details.maxRoomsPerUser`). */
+  /**
+   * A user is in as many rooms as allowed: `maxRoomsPerUser` when others add them, twice that for
+   * rooms they create (`details.userId`, `details.maxRoomsPerUser`, `details.limit`).
+   */
   'too_many_rooms',
   /** A room picture exceeds the picture size limit. */
   'picture_too_large',

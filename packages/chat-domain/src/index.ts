@@ -28,6 +28,7 @@ export {
   extraFieldsSchema,
   type ForwardMessageInput,
   forwardMessageSchema,
+  isStorableText,
   type MemberToInsertInput,
   maxRoomDescriptionLength,
   maxRoomNameLength,

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { extraFieldsSchema, memberToInsertSchema, parseInput, roomCreationSchema } from './inputs.js';
+import {
+  extraFieldsSchema,
+  isStorableText,
+  memberToInsertSchema,
+  parseInput,
+  roomCreationSchema,
+} from './inputs.js';
 
 describe('parseInput', () => {
   it('names the field, what was expected and what came', () => {
@@ -53,5 +59,23 @@ describe('extraFieldsSchema', () => {
     expect(() => parseInput(extraFieldsSchema, ['members', 'avatars'], 'extraFields')).toThrow(
       'but received "avatars"',
     );
+  });
+});
+
+describe('text every engine can store', () => {
+  it('refuses NUL and unpaired surrogates and accepts any other text, astral characters included', () => {
+    expect(isStorableText('Team 🚀 ünïcødé\ttab')).toBe(true);
+    for (const bad of ['a\u0000b', '\uD800', 'x\uDC00', '\uDBFF\uDBFF\uDFFF', 'end\uD83D']) {
+      expect(isStorableText(bad)).toBe(false);
+    }
+  });
+
+  it('makes a room name or description with NUL or a lone surrogate invalid_input', () => {
+    for (const body of [
+      { type: 'group', name: 'a\u0000b' },
+      { type: 'group', name: 'ok', description: 'x\uD800' },
+    ]) {
+      expect(() => parseInput(roomCreationSchema, body, 'room')).toThrow(/cannot be stored/);
+    }
   });
 });

@@ -8,6 +8,24 @@ export const maxRoomNameLength = 128;
 /** Longest room description, as in the original's API definition. */
 export const maxRoomDescriptionLength = 256;
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * True when `value` can be stored as it is by every engine: no NUL (PostgreSQL text cannot hold it)
+ * and no unpaired surrogate (UTF-8 cannot encode it; it would be stored as U+FFFD).
+ */
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000') && !loneSurrogate.test(value);
+}
+
+/** The message of a refused {@link isStorableText} value. */
+export const unstorableTextMessage =
+  'expected text without NUL characters (U+0000) or unpaired surrogates (U+D800-U+DFFF), which cannot be stored';
+
+/** `schema` (a string schema, default `z.string()`) refusing text no engine stores as it is. */
+export const storableText = (schema: z.ZodString = z.string()) =>
+  schema.refine(isStorableText, { message: unstorableTextMessage });
+
 /** A UUID in any case, given back lower-case. */
 export const uuid = z
   .string()
@@ -21,8 +39,8 @@ export const caseInsensitiveEnum = <T extends readonly [string, ...string[]]>(va
 /** Body of `createRoom` (RoomCreationFields). A missing `membersIds` is an empty list. */
 export const roomCreationSchema = z.object({
   type: caseInsensitiveEnum(roomTypes),
-  name: z.string().min(1).max(maxRoomNameLength).optional(),
-  description: z.string().max(maxRoomDescriptionLength).optional(),
+  name: storableText(z.string().min(1).max(maxRoomNameLength)).optional(),
+  description: storableText(z.string().max(maxRoomDescriptionLength)).optional(),
   membersIds: z.array(uuid).default([]),
 });
 /** Parsed {@link roomCreationSchema}. */
@@ -30,8 +48,8 @@ export type RoomCreationInput = z.output<typeof roomCreationSchema>;
 
 /** Body of `updateRoom` (RoomEditableFields). */
 export const roomEditableSchema = z.object({
-  name: z.string().min(1).max(maxRoomNameLength).optional(),
-  description: z.string().max(maxRoomDescriptionLength).optional(),
+  name: storableText(z.string().min(1).max(maxRoomNameLength)).optional(),
+  description: storableText(z.string().max(maxRoomDescriptionLength)).optional(),
 });
 /** Parsed {@link roomEditableSchema}. */
 export type RoomEditableInput = z.output<typeof roomEditableSchema>;
@@ -47,9 +65,9 @@ export type MemberToInsertInput = z.output<typeof memberToInsertSchema>;
 
 /** One item of `forwardMessages` (ForwardMessagesList). */
 export const forwardMessageSchema = z.object({
-  originalMessage: z.string().min(1),
+  originalMessage: storableText(z.string().min(1)),
   originalMessageSentAt: z.iso.datetime({ offset: true }).optional(),
-  description: z.string().optional(),
+  description: storableText().optional(),
 });
 /** Parsed {@link forwardMessageSchema}. */
 export type ForwardMessageInput = z.output<typeof forwardMessageSchema>;

@@ -23,11 +23,13 @@ describe('rooms per user', () => {
   it('refuses a room past the cap for the creator or an invitee, and adding a member at the cap', async () => {
     const { chat } = service(3);
     const [alice, bob, carol, dave] = [actor(), actor(), actor(), actor()];
-    for (let index = 0; index < 3; index += 1) await chat.createRoom(alice, group([bob, carol]));
+    // Alice's own rooms count against twice the cap (6).
+    for (let index = 0; index < 6; index += 1) await chat.createRoom(alice, group([actor(), actor()]));
     await expect(chat.createRoom(alice, group([carol, dave]))).rejects.toMatchObject({
       code: 'too_many_rooms',
-      details: { userId: alice.userId, maxRoomsPerUser: 3 },
+      details: { userId: alice.userId, maxRoomsPerUser: 3, limit: 6 },
     });
+    for (let index = 0; index < 3; index += 1) await chat.createRoom(actor(), group([bob, carol]));
     await expect(chat.createRoom(dave, group([bob, carol]))).rejects.toMatchObject({
       code: 'too_many_rooms',
       details: { userId: bob.userId },
@@ -39,7 +41,25 @@ describe('rooms per user', () => {
     ).rejects.toMatchObject({
       code: 'too_many_rooms',
     });
-    expect((await chat.listRooms(alice)).length).toBe(3);
+    expect((await chat.listRooms(alice)).length).toBe(6);
+  });
+
+  it('never lets others keep a user from creating rooms of their own', async () => {
+    const { chat } = service(3);
+    const [victim, mallory] = [actor(), actor()];
+    for (let index = 0; index < 3; index += 1) await chat.createRoom(mallory, group([victim, actor()]));
+    // Others can fill the rooms they may put the victim in, no more: the adder is refused...
+    await expect(chat.createRoom(mallory, group([victim, actor()]))).rejects.toMatchObject({
+      code: 'too_many_rooms',
+      details: { userId: victim.userId, limit: 3 },
+    });
+    const malloryRoom = await chat.createRoom(mallory, group([actor(), actor()]));
+    await expect(
+      chat.addMember(mallory, malloryRoom.id, { userId: victim.userId, owner: false, historyCleared: false }),
+    ).rejects.toMatchObject({ code: 'too_many_rooms' });
+    // ...and the victim still creates rooms of their own, up to the cap of their own creations.
+    for (let index = 0; index < 3; index += 1) await chat.createRoom(victim, group([actor(), actor()]));
+    expect((await chat.listRooms(victim)).length).toBe(6);
   });
 });
 

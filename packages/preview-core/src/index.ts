@@ -146,6 +146,16 @@ export {
   previewServiceOptionsSchema,
 } from './preview-service.js';
 export {
+  EXPIRES_PARAMETER,
+  MIN_SIGNING_KEY_BYTES,
+  type PreviewPathRefusal,
+  type PreviewPathVerdict,
+  SIGNATURE_PARAMETER,
+  type SignPreviewPathOptions,
+  signPreviewPath,
+  verifyPreviewPath,
+} from './signing/preview-url-signature.js';
+export {
   createDiskStoredFileSource,
   type DiskStoredFileSourceOptions,
   storedFilePath,
@@ -160,10 +170,16 @@ export {
   type InMemoryStoredFileSource,
 } from './storage/in-memory-stored-file-source.js';
 export {
+  createStoredFileExistence,
+  type StoredFileExistence,
+  type StoredFileExistenceOptions,
+} from './storage/stored-file-existence.js';
+export {
   describeStoredFileRef,
   normaliseStoredFileRef,
   SERVICE_TYPES,
   type ServiceType,
   type StoredFileRef,
   type StoredFileSource,
+  storedFileNotFound,
 } from './storage/stored-file-source.js';

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
+import { redactSettingValue } from './http/redact.js';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);
 
@@ -139,6 +140,27 @@ export const environmentSchema = z.object({
   PREVIEW_CACHE_DIR: optionalText,
   /** Bytes of renders and converted PDFs kept on disk, least recently used out first (0: no disk cache). */
   PREVIEW_CACHE_MAX_BYTES: integer(0).default(1024 * 1024 * 1024),
+  /**
+   * Who may GET/HEAD previews of stored files: `none` (anyone who reaches the server: only for a
+   * preview service the public cannot reach, as the original behind its product's proxy), `token`
+   * (a valid bearer token or ZM_AUTH_TOKEN cookie) or `signed` (a path signed with PREVIEW_URL_SIGNING_KEY).
+   */
+  PREVIEW_STORED_AUTH: z.enum(['none', 'token', 'signed']).default('none'),
+  /**
+   * How long the storage's answer that a stored version exists is reused before a kept render of it
+   * is served again, in milliseconds (0: ask every time); at most 10 s, so a deletion shows quickly.
+   */
+  PREVIEW_STORED_EXISTENCE_TTL_MS: integer(0).max(10_000).default(2000),
+  /** HMAC-SHA256 key of signed preview paths, at least 32 bytes; needed by PREVIEW_STORED_AUTH=signed. */
+  PREVIEW_URL_SIGNING_KEY: optionalText.pipe(
+    z
+      .string()
+      .refine((value) => Buffer.byteLength(value) >= 32, {
+        message:
+          'expected at least 32 bytes: HMAC-SHA256 needs a key as long as its hash (e.g. openssl rand -base64 48)',
+      })
+      .optional(),
+  ),
   /** Serve a Collabora compatible `POST /cool/convert-to/pdf` so other nodes can convert here. */
   DOCUMENT_CONVERT_ENDPOINT: booleanText.default(false),
   /** The `soffice` program (name on PATH or path) of the local pool. */
@@ -431,6 +453,10 @@ export interface ServerConfig {
     maxRenderPixels: number;
     /** The on-disk cache of renders of stored files and of converted PDFs. */
     cache: { directory: string; maxBytes: number };
+    /** Who may read previews of stored files (PREVIEW_STORED_AUTH), and the key of signed paths. */
+    storedAccess: StoredPreviewAccess;
+    /** How long an answer of the storage that a version exists is reused, in milliseconds. */
+    storedExistenceTtlMs: number;
   };
   document: {
     converter: 'libreoffice' | 'remote' | 'none';
@@ -523,6 +549,25 @@ export interface ServerConfig {
   /** `SHUTDOWN_TIMEOUT_MS`: the whole bound from SIGTERM to exit. */
   shutdownTimeoutMs: number;
   docsEnabled: boolean;
+}
+
+/** Who may read previews of stored files: anyone, token holders, or holders of a signed path. */
+export type StoredPreviewAccess =
+  | { mode: 'none' }
+  | { mode: 'token' }
+  | { mode: 'signed'; signingKey: string };
+
+/** PREVIEW_STORED_AUTH with its key. @throws ConfigError when `signed` has no key */
+function storedPreviewAccessOf(values: z.output<typeof environmentSchema>): StoredPreviewAccess {
+  const mode = values.PREVIEW_STORED_AUTH;
+  if (mode !== 'signed') return { mode };
+  const signingKey = values.PREVIEW_URL_SIGNING_KEY;
+  if (signingKey === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  PREVIEW_STORED_AUTH=signed needs PREVIEW_URL_SIGNING_KEY (at least 32 bytes)',
+    );
+  }
+  return { mode, signingKey };
 }
 
 /** Thrown by {@link loadConfig}; its message names every bad variable. */
@@ -635,7 +680,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
   if (!result.success) {
     const problems = result.error.issues.map(
       (issue) =>
-        `${issue.path.join('.')}: ${issue.message} (received ${JSON.stringify(environment[String(issue.path[0])])})`,
+        `${issue.path.join('.')}: ${issue.message} (received ${redactSettingValue(String(issue.path[0]), environment[String(issue.path[0])])})`,
     );
     throw new ConfigError(`invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -671,6 +716,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         directory: path.resolve(values.PREVIEW_CACHE_DIR ?? path.join(dataDir, 'preview-cache')),
         maxBytes: values.PREVIEW_CACHE_MAX_BYTES,
       },
+      storedAccess: storedPreviewAccessOf(values),
+      storedExistenceTtlMs: values.PREVIEW_STORED_EXISTENCE_TTL_MS,
     },
     document: {
       converter: values.DOCUMENT_CONVERTER,

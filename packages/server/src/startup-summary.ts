@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { ServerConfig } from './config.js';
+import { redactRequestTarget } from './http/redact.js';
 import { locationOf } from './startup-error.js';
 
 /** Where a database setting points: a SQLite file, or PostgreSQL without credentials. */
 function database(url: string): { engine: string; where: string } {
   return /^postgres(ql)?:\/\//i.test(url)
     ? { engine: 'postgresql', where: locationOf(url) }
-    : { engine: 'sqlite', where: url };
+    : { engine: 'sqlite', where: redactRequestTarget(url) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { caseInsensitiveEnum, uuid } from '../inputs.js';
+import { caseInsensitiveEnum, storableText, uuid } from '../inputs.js';
 import { mediaTypes, meetingTypes } from './meeting-model.js';
 
 /** Longest meeting name, like a room name. */
@@ -21,7 +21,7 @@ const sdp = z
 /** Body of `createMeeting` (NewMeetingData): `roomId` is required, the rest optional. */
 export const newMeetingSchema = z.object({
   roomId: uuid,
-  name: z.string().max(maxMeetingNameLength).optional(),
+  name: storableText(z.string().max(maxMeetingNameLength)).optional(),
   meetingType: caseInsensitiveEnum(meetingTypes).default('permanent'),
   expiration: z.iso.datetime({ offset: true }).optional(),
 });

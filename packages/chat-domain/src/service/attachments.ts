@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatError } from '../errors.js';
 import { parseId } from '../ids.js';
-import { parseInput } from '../inputs.js';
+import { parseInput, storableText } from '../inputs.js';
 import type { Actor, Attachment, AttachmentRecord, AttachmentsPage } from '../model.js';
 import type { StoredBlob } from '../ports/blob-store.js';
 import { checkAttachmentDeletion, requireMember } from '../room-rules.js';
@@ -20,7 +20,7 @@ export function createAttachmentOperations(context: ServiceContext) {
   const { store, blobs, clock, limits } = context;
   const pageQuerySchema = z.object({
     itemsNumber: z.coerce.number().int().min(1).max(limits.maxAttachmentsPage).optional(),
-    filter: z.string().min(1).optional(),
+    filter: storableText(z.string().min(1)).optional(),
   });
 
   async function uploadAttachment(

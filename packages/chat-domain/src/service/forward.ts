@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatError } from '../errors.js';
 import type { RoomMessagePayload } from '../events.js';
-import { forwardMessageSchema, parseInput } from '../inputs.js';
+import { forwardMessageSchema, parseInput, storableText } from '../inputs.js';
 import type { Actor, AttachmentRecord } from '../model.js';
 import type { ServiceContext } from './context.js';
 import { inspectOriginalMessage } from './original-message.js';
@@ -23,7 +23,7 @@ export function createForwardOperations(
   const bodySchema = z
     .array(
       forwardMessageSchema.extend({
-        originalMessage: z.string().min(1).max(limits.maxOriginalMessageLength),
+        originalMessage: storableText(z.string().min(1).max(limits.maxOriginalMessageLength)),
       }),
     )
     .min(1)

@@ -51,7 +51,7 @@ export function createMemberOperations(
     if (!(await context.users.userExists(input.userId, actor))) {
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }
-    await requireRoomQuota(context, [input.userId]);
+    await requireRoomQuota(context, actor.userId, [input.userId]);
     const notice = context.systemNotice(room.id, actor.userId, 'memberAdded', { userId: input.userId });
     return context.locks.run(room.id, async () => {
       const now = clock.now();

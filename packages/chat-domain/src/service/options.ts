@@ -19,8 +19,10 @@ export const chatLimitsSchema = z.object({
   /** Most people in a group or temporary room: bounds the fan-out of every room event (the original's maxGroupMembers). @default 128 */
   maxRoomMembers: z.number().int().min(2).default(128),
   /**
-   * Most rooms one user may be a member of: bounds what one `GET /rooms` lists, and what one
-   * account can make others store. Past it, creating a room or adding the user is `too_many_rooms`.
+   * Most rooms others may put one user in (inviting them to a new room, adding them as a member):
+   * bounds what one account can make others store. The user's own creations count against twice
+   * this, so nobody can keep a user from creating rooms; one `GET /rooms` lists at most twice this.
+   * Past either, the room or the addition is `too_many_rooms`.
    * @default 10000
    */
   maxRoomsPerUser: z.number().int().min(1).default(10_000),

@@ -44,7 +44,7 @@ export function createRoomOperations(context: ServiceContext) {
       );
     }
     await requireUsersExist(context, actor, plan.inviteeIds);
-    await requireRoomQuota(context, [actor.userId, ...plan.inviteeIds]);
+    await requireRoomQuota(context, actor.userId, [actor.userId, ...plan.inviteeIds]);
     const now = clock.now();
     const room: RoomRecord = {
       id: context.createId(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storableText } from '../inputs.js';
 import type { BlobSource } from '../ports/blob-store.js';
 
 /** A file arriving for a room: its declared metadata and its bytes. */
@@ -28,14 +29,14 @@ const mimeTypePattern = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+$/;
 
 /** Metadata of a {@link FileUpload}. */
 export const fileUploadSchema = z.object({
-  fileName: z.string().min(1).max(255),
+  fileName: storableText(z.string().min(1).max(255)),
   mimeType: z.string().max(255).regex(mimeTypePattern, { message: 'expected a type/subtype like image/png' }),
   declaredSize: z.number().int().nonnegative().optional(),
 });
 
 /** Metadata of an {@link AttachmentUpload}; empty `messageId`, `replyId` and `area` count as absent. */
 export const attachmentUploadSchema = fileUploadSchema.extend({
-  description: z.string().max(4096).optional(),
+  description: storableText(z.string().max(4096)).optional(),
   messageId: z.preprocess(emptyAsAbsent, z.string().max(256).optional()),
   replyId: z.preprocess(emptyAsAbsent, z.string().max(256).optional()),
   area: z.preprocess(

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PreviewError } from '../errors.js';
 import {
@@ -44,6 +44,22 @@ export function storedFilePath(root: string, ref: StoredFileRef): string {
 export function createDiskStoredFileSource(options: DiskStoredFileSourceOptions): StoredFileSource {
   const maxBytes = options.maxBytes ?? 100 * 1024 * 1024;
   return {
+    async exists(ref, signal) {
+      signal?.throwIfAborted();
+      const normalised = normaliseStoredFileRef(ref);
+      try {
+        return (await stat(storedFilePath(options.root, normalised))).isFile();
+      } catch (error) {
+        if (error instanceof PreviewError) throw error;
+        const code = (error as NodeJS.ErrnoException).code ?? '';
+        if (MISSING.has(code)) return false;
+        throw new PreviewError(
+          'STORAGE_UNAVAILABLE',
+          `could not look up stored file ${describeStoredFileRef(normalised)} (${code || 'I/O error'})`,
+          { cause: error },
+        );
+      }
+    },
     async read(ref, signal) {
       signal?.throwIfAborted();
       const normalised = normaliseStoredFileRef(ref);

@@ -61,15 +61,52 @@ async function readBody(response: Response, ref: StoredFileRef, maxBytes: number
   return new Uint8Array(Buffer.concat(chunks, total));
 }
 
+/** What a status says of a version's existence: true, false, or undefined when HEAD is not supported. */
+function existenceOf(status: number, ref: StoredFileRef): boolean | undefined {
+  if (status === 404) return false;
+  if (status === 405 || status === 501) return undefined;
+  if (status >= 200 && status <= 299) return true;
+  throw unavailable(ref, `it answered HTTP ${status}`);
+}
+
+/**
+ * Asks the storage whether a version exists without downloading it: `HEAD` of its download URL, or,
+ * for a storage that does not answer HEAD (405, 501), a `GET` of its first byte whose body is dropped.
+ */
+async function askExistence(url: URL, ref: StoredFileRef, signal: AbortSignal): Promise<boolean> {
+  const head = await fetch(url, { method: 'HEAD', signal, redirect: 'manual' });
+  await head.body?.cancel();
+  const answer = existenceOf(head.status, ref);
+  if (answer !== undefined) return answer;
+  const ranged = await fetch(url, { headers: { range: 'bytes=0-0' }, signal, redirect: 'manual' });
+  await ranged.body?.cancel();
+  return existenceOf(ranged.status, ref) ?? false;
+}
+
 /**
  * A {@link StoredFileSource} downloading from an HTTP storage service
- * (`GET <baseUrl>/download?node=&version=&type=`), bounded in time and size. 404 is NOT_FOUND; any
+ * (`GET <baseUrl>/download?node=&version=&type=`), bounded in time and size; `exists` asks with
+ * `HEAD` of the same URL. 404 is NOT_FOUND; any
  * other non-2xx answer (redirects included), a refused connection or a timeout is STORAGE_UNAVAILABLE.
  */
 export function createHttpStoredFileSource(options: HttpStoredFileSourceOptions): StoredFileSource {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const maxBytes = options.maxBytes ?? 100 * 1024 * 1024;
   return {
+    async exists(ref, signal) {
+      signal?.throwIfAborted();
+      const normalised = normaliseStoredFileRef(ref);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+        return await askExistence(downloadUrl(options.baseUrl, normalised), normalised, combined);
+      } catch (error) {
+        if (error instanceof PreviewError) throw error;
+        if (signal?.aborted) throw signal.reason;
+        if (timeout.aborted) throw unavailable(normalised, `no answer within ${timeoutMs} ms`, error);
+        throw unavailable(normalised, 'the connection failed', error);
+      }
+    },
     async read(ref, signal) {
       signal?.throwIfAborted();
       const normalised = normaliseStoredFileRef(ref);

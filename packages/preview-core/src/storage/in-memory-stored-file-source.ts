@@ -26,6 +26,10 @@ export function createInMemoryStoredFileSource(): InMemoryStoredFileSource {
       if (!bytes) throw storedFileNotFound(normalised);
       return new Uint8Array(bytes);
     },
+    async exists(ref, signal) {
+      signal?.throwIfAborted();
+      return files.has(keyOf(normaliseStoredFileRef(ref)));
+    },
     put(ref, bytes) {
       files.set(keyOf(normaliseStoredFileRef(ref)), new Uint8Array(bytes));
     },

@@ -26,6 +26,14 @@ export interface StoredFileSource {
    * `INVALID_OPTION` when the reference is malformed.
    */
   read(ref: StoredFileRef, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Says cheaply (a stat, an HTTP HEAD), without reading the bytes, whether the version exists; asked
+   * before a kept render of it is served. Optional for adapters written before it: callers fall back
+   * to `read` (see `createStoredFileExistence`).
+   * @throws {PreviewError} `STORAGE_UNAVAILABLE` when the storage cannot answer; `INVALID_OPTION` when
+   * the reference is malformed.
+   */
+  exists?(ref: StoredFileRef, signal?: AbortSignal): Promise<boolean>;
 }
 
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;

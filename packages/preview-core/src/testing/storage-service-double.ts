@@ -49,6 +49,11 @@ export async function startStorageServiceDouble() {
       const normalised = normaliseStoredFileRef(ref);
       files.set(`${normalised.serviceType}/${normalised.id}/${normalised.version}`, new Uint8Array(bytes));
     },
+    /** Removes a stored file: later requests for it answer 404. */
+    delete(ref: StoredFileRef) {
+      const normalised = normaliseStoredFileRef(ref);
+      files.delete(`${normalised.serviceType}/${normalised.id}/${normalised.version}`);
+    },
     /** Replaces the default answers; return true from `next` when it answered. */
     behave(next: StorageBehaviour | undefined) {
       behaviour = next;

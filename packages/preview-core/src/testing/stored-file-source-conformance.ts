@@ -95,6 +95,22 @@ export function describeStoredFileSourceConformance(
       });
     });
 
+    it('says whether a version exists (when the adapter has exists), refusing malformed references', async ({
+      skip,
+    }) => {
+      const { source } = fixture;
+      if (!source.exists) return skip('this adapter has no exists(); callers fall back to read()');
+      expect(await source.exists({ id: ID, version: 1, serviceType: 'chats' })).toBe(true);
+      expect(await source.exists({ id: OTHER_ID.toUpperCase(), version: 4, serviceType: 'files' })).toBe(
+        true,
+      );
+      expect(await source.exists({ id: ID, version: 2, serviceType: 'files' })).toBe(false);
+      expect(await source.exists({ id: OTHER_ID, version: 4, serviceType: 'chats' })).toBe(false);
+      await expect(source.exists({ id: '../x', version: 1, serviceType: 'files' })).rejects.toMatchObject({
+        code: 'INVALID_OPTION',
+      });
+    });
+
     it('serves concurrent reads', async () => {
       const reads = Array.from({ length: 8 }, () =>
         fixture.source.read({ id: ID, version: 0, serviceType: 'files' }),

@@ -75,3 +75,51 @@ describe('disk stored-file source', () => {
     ).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
   });
 });
+
+describe('http stored-file source: exists', () => {
+  const stored = { id: '7c6b5a49-3827-4160-8f9e-a1b2c3d4e5f6', version: 3, serviceType: 'files' } as const;
+
+  it('asks with HEAD, downloading nothing, and sees a deletion', async () => {
+    const storage = await startStorageServiceDouble();
+    const methods: string[] = [];
+    storage.behave((request) => {
+      methods.push(request.method ?? '');
+      return false;
+    });
+    try {
+      storage.put(stored, new Uint8Array(4096));
+      const source = createHttpStoredFileSource({ baseUrl: storage.baseUrl });
+      expect(await source.exists?.(stored)).toBe(true);
+      storage.delete(stored);
+      expect(await source.exists?.(stored)).toBe(false);
+      expect(methods).toEqual(['HEAD', 'HEAD']);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('asks for one byte when the storage refuses HEAD, and calls other statuses STORAGE_UNAVAILABLE', async () => {
+    const storage = await startStorageServiceDouble();
+    let headStatus = 405;
+    const ranges: (string | undefined)[] = [];
+    storage.behave((request, response) => {
+      if (request.method === 'HEAD') {
+        response.writeHead(headStatus).end();
+        return true;
+      }
+      ranges.push(request.headers.range);
+      return false;
+    });
+    try {
+      storage.put(stored, new Uint8Array(4096));
+      const source = createHttpStoredFileSource({ baseUrl: storage.baseUrl });
+      expect(await source.exists?.(stored)).toBe(true);
+      expect(await source.exists?.({ ...stored, version: 4 })).toBe(false);
+      expect(ranges).toEqual(['bytes=0-0', 'bytes=0-0']);
+      headStatus = 500;
+      await expect(source.exists?.(stored)).rejects.toMatchObject({ code: 'STORAGE_UNAVAILABLE' });
+    } finally {
+      await storage.close();
+    }
+  });
+});

@@ -164,12 +164,15 @@ async function fetchDocument(
   policy: AddressPolicy,
 ): Promise<FetchedDocument> {
   let url: URL;
+  let requested: string;
   try {
     url = new URL(request.url);
+    // Where the request went, never its user and password, for messages.
+    requested = `${url.origin}${url.pathname}`;
   } catch {
     throw new SamlConfigError(
       'url_not_allowed',
-      `expected an absolute https URL but received ${JSON.stringify(request.url.slice(0, 200))}`,
+      `expected an absolute https URL but received ${JSON.stringify(request.url.slice(0, 200).replace(/\/\/[^/?#]*@/, '//'))}`,
     );
   }
   const agent = new Agent({
@@ -195,7 +198,7 @@ async function fetchDocument(
       if (hop >= options.maxRedirects) {
         throw new SamlConfigError(
           'fetch_failed',
-          `could not fetch ${request.url}: more than ${options.maxRedirects} redirects`,
+          `could not fetch ${requested}: more than ${options.maxRedirects} redirects`,
         );
       }
       url = next.location;

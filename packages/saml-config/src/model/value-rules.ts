@@ -16,8 +16,11 @@ const ABSOLUTE_URI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 const EMAIL =
   /^[^\s@<>"(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
+// Control characters (NUL among them: PostgreSQL text cannot hold it) and unpaired surrogates (UTF-8
+// cannot encode them; they would be stored as U+FFFD).
+const CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
+  /[\u0000-\u001f\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Longest entity ID the SAML metadata schema allows. */
 const MAX_ENTITY_ID = 1024;

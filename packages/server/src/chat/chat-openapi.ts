@@ -12,7 +12,7 @@ const errorText: Record<number, string> = {
   401: 'No token, or the token was refused.',
   403: 'The caller is not a member, not an owner, or not allowed.',
   404: 'Unknown room, member, user, picture or attachment (also for ids that are not UUIDs).',
-  409: 'A one_to_one room between the same two users already exists, or a user is in as many rooms as CHAT_MAX_ROOMS_PER_USER allows (too_many_rooms).',
+  409: 'A one_to_one room between the same two users already exists, or a user is in as many rooms as allowed (too_many_rooms): CHAT_MAX_ROOMS_PER_USER for rooms others put them in, twice it for rooms they create.',
   429: 'More rooms created in the last minute than CHAT_ROOM_CREATIONS_PER_MINUTE; retry after Retry-After seconds.',
   413: 'The upload is larger than CHAT_MAX_ATTACHMENT_BYTES.',
   424: 'The bytes are missing from the blob store.',

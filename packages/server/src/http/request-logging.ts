@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Express as ExpressApp, Request, RequestHandler, Response } from 'express';
 import type { Level, Logger } from 'pino';
 import { guardedHandler } from '../process/guarded-handler.js';
+import { loggedRequestTarget } from './redact.js';
 
 declare global {
   namespace Express {
@@ -31,7 +32,7 @@ function requestIdOf(request: Request): string {
 
 /** The request as log lines show it. Never headers: tokens and cookies must not reach a log. */
 function requestBinding(request: Request) {
-  return { id: request.id, method: request.method, url: request.originalUrl ?? request.url };
+  return { id: request.id, method: request.method, url: loggedRequestTarget(request) };
 }
 
 /** Server errors log at error, refused requests at info, the rest at `successLevel`. */

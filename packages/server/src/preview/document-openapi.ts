@@ -1,5 +1,11 @@
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
-import { previewErrorResponses, previewParameters, storedHead } from './preview-openapi.js';
+import {
+  previewErrorResponses,
+  previewParameters,
+  storedAccessParameters,
+  storedAccessResponses,
+  storedHead,
+} from './preview-openapi.js';
 
 const page = (name: 'first_page' | 'last_page') => ({
   name,
@@ -79,7 +85,12 @@ function withHead(
   contentTypes: readonly string[],
   errors: Record<string, unknown>,
 ) {
-  return { head: storedHead(operation, contentTypes, errors), get: { ...operation, responses } };
+  const get = {
+    ...operation,
+    parameters: [...operation.parameters, ...storedAccessParameters],
+    responses: { ...responses, ...storedAccessResponses },
+  };
+  return { head: storedHead(operation, contentTypes, errors), get };
 }
 
 function operations(kind: 'pdf' | 'document') {

@@ -16,6 +16,7 @@ import { documentOpenApi } from './document-openapi.js';
 import { createDocumentRoutes } from './document-routes.js';
 import { createConverterHealthCheck, documentConverterFromConfig } from './document-setup.js';
 import { createPdfRoutes } from './pdf-routes.js';
+import type { StoredRenderCache } from './render-cache.js';
 
 /** The PDF and document part of the preview feature: routes, OpenAPI, health and shutdown. */
 export interface DocumentParts {
@@ -39,6 +40,8 @@ export function createDocumentParts(
     uploadBuffers: UploadBufferPool;
     /** Renders of stored files and converted PDFs kept on disk. */
     diskCache?: DiskCache | undefined;
+    /** The render cache of stored-file routes, with its existence check. */
+    renderCache: StoredRenderCache;
   },
 ): DocumentParts {
   const converter = options.converter ?? documentConverterFromConfig(config);
@@ -75,10 +78,12 @@ export function createDocumentParts(
     limits: { maxInputBytes, defaultLocale: document.defaultLocale },
     failures: { rememberSeconds: document.failureMemorySeconds },
   });
-  const renderCache = options.diskCache;
+  const { renderCache } = options;
   const router = Router();
   router.use(createPdfRoutes({ pdfService, previewService, uploads: pdfUploads, renderCache }));
-  router.use(createDocumentRoutes({ documentService, uploads, renderCache }));
+  // Converted PDFs are kept by id and version: a render from one reads nothing from the storage.
+  const documentRenders = { ...renderCache, confirmBeforeRender: true };
+  router.use(createDocumentRoutes({ documentService, uploads, renderCache: documentRenders }));
   if (document.convertEndpoint) {
     router.use(createConvertRoutes({ converter, limits: documentService.limits, uploads }));
   }

@@ -1,4 +1,4 @@
-import type { DiskCache, DocumentPreviewService } from '@collab-suite/preview-core';
+import { type DocumentPreviewService, normaliseLocale } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -12,34 +12,37 @@ import {
   uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
+import type { StoredRenderCache } from './render-cache.js';
 import { addStoredPageRoutes } from './stored-routes.js';
 
 /** What the document routes need. */
 export interface DocumentRouteOptions {
   documentService: DocumentPreviewService;
   uploads: UploadSettings;
-  /** Where renders of stored files are kept (none: every GET renders). */
-  renderCache?: DiskCache | undefined;
+  /** Kept renders of stored files, and the existence check asked before one is served. */
+  renderCache: StoredRenderCache;
 }
 
 const STORED_THUMBNAIL = '/preview/document/:id/:version/:area/thumbnail/';
 const STORED_PREVIEW = '/preview/document/:id/:version/';
 
-function storedThumbnail(request: Request) {
+/** The stored-thumbnail parser; the locale is resolved (default filled in) so it keys one render. */
+const storedThumbnail = (defaultLocale: string) => (request: Request) => {
   const path = parseRequestPart(storedThumbnailPathSchema, request.params, 'path');
   const query = parseRequestPart(storedDocumentThumbnailQuerySchema, request.query, 'query');
-  const locale = requestedLocale(query);
+  const locale = normaliseLocale(requestedLocale(query), defaultLocale);
   const options = { shape: query.shape, quality: query.quality, outputFormat: query.output_format, locale };
   return storedAreaRequest({ route: 'document-thumbnail' }, path, query.service_type, options);
-}
+};
 
-function storedPreview(request: Request) {
+/** The stored-preview parser; the locale is resolved (default filled in) so it keys one render. */
+const storedPreview = (defaultLocale: string) => (request: Request) => {
   const path = parseRequestPart(storedDocumentPathSchema, request.params, 'path');
   const query = parseRequestPart(storedDocumentPreviewQuerySchema, request.query, 'query');
   const options = {
     firstPage: query.first_page,
     lastPage: query.last_page,
-    locale: requestedLocale(query),
+    locale: normaliseLocale(requestedLocale(query), defaultLocale),
   };
   return {
     stored: {
@@ -49,7 +52,7 @@ function storedPreview(request: Request) {
     },
     options,
   };
-}
+};
 
 /**
  * The four document routes of the preview API: office documents (recognised by content) converted to
@@ -69,9 +72,9 @@ export function createDocumentRoutes({
     {
       service: documentService,
       thumbnailPath: STORED_THUMBNAIL,
-      parseThumbnail: storedThumbnail,
+      parseThumbnail: storedThumbnail(documentService.limits.defaultLocale),
       previewPath: STORED_PREVIEW,
-      parsePreview: storedPreview,
+      parsePreview: storedPreview(documentService.limits.defaultLocale),
     },
     renderCache,
   );

@@ -1,4 +1,4 @@
-import type { DiskCache, PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
+import type { PreviewInput, PreviewService, RenderedImage } from '@collab-suite/preview-core';
 import { type Request, type Response, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -10,13 +10,14 @@ import {
   uploadPathSchema,
 } from './image-request.js';
 import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
+import type { StoredRenderCache } from './render-cache.js';
 import { addStoredRoute } from './stored-routes.js';
 
 /** What the image routes need. */
 export interface ImageRouteOptions extends UploadSettings {
   service: PreviewService;
-  /** Where renders of stored files are kept (none: every GET renders). */
-  renderCache?: DiskCache | undefined;
+  /** Kept renders of stored files, and the existence check asked before one is served. */
+  renderCache: StoredRenderCache;
 }
 
 type Render = (input: PreviewInput, signal: AbortSignal) => Promise<RenderedImage>;

@@ -1,17 +1,18 @@
 import {
   type Area,
-  type DiskCache,
   normaliseStoredFileRef,
   type PreviewInput,
   type RenderedImage,
   type StoredFileRef,
+  storedFileNotFound,
 } from '@collab-suite/preview-core';
 import type { Request, Response } from 'express';
 import { readUploadedFile } from '../http/multipart.js';
 import { sendUploadAnswer } from '../http/send-upload-answer.js';
 import type { UploadBufferPool } from '../http/upload-buffer-pool.js';
 import { matchesIfNoneMatch, renderEtag, STORED_PREVIEW_CACHE_CONTROL } from './http-caching.js';
-import { renderThroughCache } from './render-cache.js';
+import { renderThroughCache, type StoredRenderCache } from './render-cache.js';
+import { bytesDecidingOptions } from './render-key.js';
 
 /** How uploads are read: the size limit and the pool their bodies are read into. */
 export interface UploadSettings {
@@ -53,7 +54,8 @@ export interface StoredRequest {
 
 /**
  * The stored-file request of a render sized to `path.area`, whose ETag is made of `name` (the route's:
- * `{ route }`, or `{ kind }` for the image routes), the options and the area's width and height; and
+ * `{ route }`, or `{ kind }` for the image routes), the options that change the bytes (see
+ * {@link bytesDecidingOptions}) and the area's width and height; and
  * the options, with the area, to render with.
  */
 export function storedAreaRequest<Options extends Record<string, string | boolean | undefined>>(
@@ -63,7 +65,12 @@ export function storedAreaRequest<Options extends Record<string, string | boolea
   options: Options,
 ): { stored: StoredRequest; options: Options & { area: Area } } {
   const { area } = path;
-  const etagOptions = { ...name, ...options, width: area.width, height: area.height };
+  const etagOptions = {
+    ...name,
+    ...bytesDecidingOptions(name, options),
+    width: area.width,
+    height: area.height,
+  };
   return {
     stored: { id: path.id, version: path.version, serviceType, options: etagOptions },
     options: { ...options, area },
@@ -95,20 +102,32 @@ function cachedOrHeaders(request: Request, response: Response, stored: StoredReq
 }
 
 /**
- * Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches; with a
- * `renderCache`, from the render kept under the ETag, else rendering and keeping it.
+ * Answers a stored-file GET with ETag and Cache-Control, or 304 when `If-None-Match` matches; from the
+ * render kept under the ETag in `renderCache.cache` once the storage said (within the last
+ * PREVIEW_STORED_EXISTENCE_TTL_MS) that the version still exists, else rendering (which reads the
+ * storage) and keeping it. A deleted file is 404, however much of it is kept.
  */
 export async function answerStored(
   request: Request,
   response: Response,
   stored: StoredRequest,
   run: (input: PreviewInput, signal: AbortSignal) => Promise<RouteResult>,
-  renderCache?: DiskCache,
+  renderCache: StoredRenderCache,
 ): Promise<void> {
   const prepared = cachedOrHeaders(request, response, stored);
   if (!prepared) return;
   const { input, headers } = prepared;
-  const result = await renderThroughCache(renderCache, headers.ETag, () => run(input, clientGone(response)));
+  const ref = input.storedFile;
+  const confirm = async () => {
+    if (!(await renderCache.existence.exists(ref, clientGone(response)))) throw storedFileNotFound(ref);
+  };
+  if (renderCache.confirmBeforeRender) await confirm();
+  const result = await renderThroughCache(
+    renderCache.cache,
+    headers.ETag,
+    () => run(input, clientGone(response)),
+    renderCache.confirmBeforeRender ? undefined : confirm,
+  );
   send(response, result, headers);
 }
 

@@ -1,4 +1,4 @@
-import type { DiskCache, PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
+import type { PdfPreviewService, PreviewService } from '@collab-suite/preview-core';
 import { type Request, Router } from 'express';
 import { parseRequestPart } from '../http/validation.js';
 import {
@@ -11,6 +11,7 @@ import {
   uploadThumbnailPathSchema,
 } from './page-request.js';
 import { answerUpload, storedAreaRequest, type UploadSettings } from './pdf-http.js';
+import type { StoredRenderCache } from './render-cache.js';
 import { addStoredPageRoutes } from './stored-routes.js';
 
 /** What the PDF routes need. */
@@ -20,8 +21,8 @@ export interface PdfRouteOptions {
   previewService: PreviewService;
   /** Uploads read into buffers of their own (never pooled): they are handed to the PDF workers. */
   uploads: UploadSettings;
-  /** Where renders of stored files are kept (none: every GET renders). */
-  renderCache?: DiskCache | undefined;
+  /** Kept renders of stored files, and the existence check asked before one is served. */
+  renderCache: StoredRenderCache;
 }
 
 const STORED_THUMBNAIL = '/preview/pdf/:id/:version/:area/thumbnail/';

@@ -4,6 +4,7 @@ import {
   createDiskStoredFileSource,
   createHttpStoredFileSource,
   createPreviewService,
+  createStoredFileExistence,
   type DocumentConverter,
   type PreviewService,
   type StoredFileSource,
@@ -19,6 +20,7 @@ import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
 import { previewOpenApi } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
+import { storedPreviewAccess } from './stored-access.js';
 
 /** Ports and services tests may replace. */
 export interface PreviewFeatureOverrides {
@@ -85,22 +87,27 @@ export async function createPreviewFeature(
       request.method === 'POST' ? limitUploads(request, response, next) : next(),
     );
   }
+  // Reads of stored files are guarded as PREVIEW_STORED_AUTH says; uploads are not stored files.
+  router.use('/preview', storedPreviewAccess(config.preview.storedAccess, context.authenticator));
   const uploadBuffers = createUploadBufferPool();
   const { cache } = config.preview;
   // Renders of stored files and converted PDFs, kept across restarts (uploads' renders are not kept).
   const diskCache = cache.maxBytes > 0 ? createDiskCache(cache) : undefined;
+  const existence = createStoredFileExistence(storedFiles, { ttlMs: config.preview.storedExistenceTtlMs });
+  const renderCache = { cache: diskCache, existence };
   router.use(
     createImageRoutes({
       service,
       maxUploadBytes: config.preview.maxUploadBytes,
       uploadBuffers,
-      renderCache: diskCache,
+      renderCache,
     }),
   );
   const documents = createDocumentParts(config, service, {
     converter: overrides.converter,
     uploadBuffers,
     diskCache,
+    renderCache,
   });
   router.use(documents.router);
   router.use(malformedPathAsValidationError);

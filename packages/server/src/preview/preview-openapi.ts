@@ -99,6 +99,36 @@ export const previewErrorResponses = {
   },
 } as const;
 
+/** The refusals of stored-file reads under PREVIEW_STORED_AUTH=token (401) or signed (403). */
+export const storedAccessResponses = {
+  401: detail(
+    'PREVIEW_STORED_AUTH=token: no bearer token or ZM_AUTH_TOKEN cookie, or one that does not verify.',
+  ),
+  403: detail(
+    'PREVIEW_STORED_AUTH=signed: the path has no signature, a signature that does not match it, or has expired.',
+  ),
+} as const;
+
+/** The query parameters of a signed stored-file path (PREVIEW_STORED_AUTH=signed; see signPreviewPath). */
+export const storedAccessParameters = [
+  {
+    name: 'expires',
+    in: 'query',
+    required: false,
+    description:
+      'Signed paths only: when the signature stops being accepted, in seconds since 1970 (signed with the path).',
+    schema: { type: 'integer' },
+  },
+  {
+    name: 'signature',
+    in: 'query',
+    required: false,
+    description:
+      'PREVIEW_STORED_AUTH=signed: base64url HMAC-SHA256, with PREVIEW_URL_SIGNING_KEY, of the path and query before it; always the last parameter.',
+    schema: { type: 'string' },
+  },
+];
+
 const cachedImageResponse = {
   ...imageResponse,
   headers: {
@@ -126,6 +156,7 @@ export function storedHead(
 ) {
   return {
     ...operation,
+    parameters: [...operation.parameters, ...storedAccessParameters],
     summary: `Headers of: ${operation.summary.charAt(0).toLowerCase()}${operation.summary.slice(1)}`,
     description:
       'Validates the parameters and reads the stored file (404 when it is missing), then answers the ETag and Cache-Control of the GET and the Content-Type it would have, without rendering or converting (no Content-Length, no body).',
@@ -139,6 +170,7 @@ export function storedHead(
         },
       },
       304: { description: 'Not modified (If-None-Match matched the ETag).' },
+      ...storedAccessResponses,
       ...Object.fromEntries(Object.entries(errors).filter(([status]) => status !== '503')),
     },
   };
@@ -154,9 +186,11 @@ const storedGet = (summary: string, parameters: unknown[]) => {
     head: storedHead(operation, ['image/jpeg', 'image/png', 'image/gif'], previewErrorResponses),
     get: {
       ...operation,
+      parameters: [...operation.parameters, ...storedAccessParameters],
       responses: {
         200: cachedImageResponse,
         304: { description: 'Not modified (If-None-Match matched the ETag).' },
+        ...storedAccessResponses,
         ...previewErrorResponses,
       },
     },

@@ -3,8 +3,25 @@ import {
   type DiskCacheEntry,
   OUTPUT_FORMATS,
   type OutputFormat,
+  type StoredFileExistence,
 } from '@collab-suite/preview-core';
 import type { RouteResult } from './pdf-http.js';
+
+/**
+ * How stored-file GETs are answered from what is kept: the render cache, and the storage's word that
+ * the version still exists, asked before any kept render (or converted PDF) of it is served.
+ */
+export interface StoredRenderCache {
+  /** Where renders of stored files are kept (none: every GET renders). */
+  cache: DiskCache | undefined;
+  /** Whether a version still exists, each answer reused for PREVIEW_STORED_EXISTENCE_TTL_MS. */
+  existence: StoredFileExistence;
+  /**
+   * Ask before every render too, not only before a kept render is served: for routes whose service
+   * keeps work of its own that skips reading the storage (the documents' converted PDFs).
+   */
+  confirmBeforeRender?: boolean;
+}
 
 /** A stored file's render as a cache entry: its bytes, and whether it is a PDF or which image. */
 export function renderToEntry(result: RouteResult): DiskCacheEntry {
@@ -32,17 +49,22 @@ export function entryToRender(entry: DiskCacheEntry): RouteResult | undefined {
 
 /**
  * Renders through `cache` under `key` (the render's ETag: file, version, route and every option):
- * a kept render is answered from disk, a new one is kept. Without a cache it just renders.
+ * a kept render is answered from disk once `confirmKept` resolved (it throws when the stored file is
+ * gone), a new one is kept. Without a cache it just renders.
  */
 export async function renderThroughCache(
   cache: DiskCache | undefined,
   key: string,
   render: () => Promise<RouteResult>,
+  confirmKept: () => Promise<void> = async () => {},
 ): Promise<RouteResult> {
   if (!cache) return render();
   const kept = await cache.get(key);
   const answer = kept && entryToRender(kept);
-  if (answer) return answer;
+  if (answer) {
+    await confirmKept();
+    return answer;
+  }
   const result = await render();
   await cache.set(key, renderToEntry(result));
   return result;

@@ -1,12 +1,7 @@
-import type {
-  DiskCache,
-  OutputFormat,
-  PdfPreview,
-  PreviewInput,
-  RenderedImage,
-} from '@collab-suite/preview-core';
+import type { OutputFormat, PdfPreview, PreviewInput, RenderedImage } from '@collab-suite/preview-core';
 import type { Request, Router } from 'express';
 import { answerStored, answerStoredHead, type RouteResult, type StoredRequest } from './pdf-http.js';
+import type { StoredRenderCache } from './render-cache.js';
 
 type WithSignal<Options> = Options & { signal: AbortSignal };
 
@@ -33,7 +28,7 @@ export interface StoredRoute<Options> {
 export function addStoredRoute<Options>(
   router: Router,
   route: StoredRoute<Options>,
-  renderCache?: DiskCache,
+  renderCache: StoredRenderCache,
 ): void {
   router.head(route.path, async (request, response) => {
     const { stored, options } = route.parse(request);
@@ -77,7 +72,7 @@ export interface StoredPageRoutes<ThumbnailOptions, PreviewOptions> {
 export function addStoredPageRoutes<ThumbnailOptions, PreviewOptions>(
   router: Router,
   routes: StoredPageRoutes<ThumbnailOptions, PreviewOptions>,
-  renderCache?: DiskCache,
+  renderCache: StoredRenderCache,
 ): void {
   const { service } = routes;
   addStoredRoute(

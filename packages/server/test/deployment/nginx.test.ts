@@ -170,6 +170,12 @@ describe('the documented nginx configuration in front of the server', () => {
     expect(JSON.parse(answer.body.toString())).toMatchObject({ detail: expect.any(String) });
   });
 
+  it('keeps previews of stored files private (403 from nginx) while PREVIEW_STORED_AUTH is none', async () => {
+    const stored = `/preview/image/${randomUUID()}/1/64x64/thumbnail/?service_type=files`;
+    expect((await send('GET', stored)).status).toBe(403);
+    expect((await send('HEAD', stored)).status).toBe(403);
+  });
+
   it('keeps the conversion endpoint private (404 from nginx)', async () => {
     const answer = await send('POST', '/cool/convert-to/pdf', { body: new Uint8Array(10) });
     expect(answer.status).toBe(404);

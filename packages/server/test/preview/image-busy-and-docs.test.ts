@@ -74,6 +74,8 @@ describe('OpenAPI description of the image routes', () => {
       'shape',
       'quality',
       'output_format',
+      'expires',
+      'signature',
     ]);
     expect(thumbnail?.parameters.find((parameter) => parameter.name === 'quality')?.schema.default).toBe(
       'medium',
