@@ -236,3 +236,14 @@ describe('redis event bus', () => {
     }
   });
 });
+
+describe('messages about Redis', () => {
+  it('name where Redis is, never its password', async () => {
+    const refused = await openRedisEventBus({ url: 'redis://user:planted-password@127.0.0.1:1/3' }).catch(
+      (error: unknown) => error,
+    );
+    expect(refused).toMatchObject({ code: 'dependency_failed' });
+    expect(String((refused as Error).message)).toContain('redis://127.0.0.1:1/3');
+    expect(String((refused as Error).message)).not.toContain('planted-password');
+  });
+});

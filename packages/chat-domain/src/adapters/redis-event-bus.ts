@@ -58,6 +58,16 @@ function reportFirstErrorOfEachOutage(connection: Redis, onError: (error: unknow
   });
 }
 
+/** Where a Redis URL points, for messages: host, port and database, never a user or password. */
+export function redisLocation(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}`;
+  } catch {
+    return 'the configured URL';
+  }
+}
+
 /**
  * An {@link EventBus} over Redis pub/sub: one channel per user, so each server instance receives
  * only the events of the users connected to it. Two connections: one publishes, one subscribes.
@@ -87,7 +97,7 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
     subscriber.disconnect();
     throw new ChatError(
       'dependency_failed',
-      `expected Redis at ${resolved.url} to accept connections but it did not`,
+      `expected Redis at ${redisLocation(resolved.url)} to accept connections but it did not`,
       { cause: error },
     );
   }
