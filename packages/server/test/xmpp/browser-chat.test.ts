@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import type { PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -8,7 +8,7 @@ import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
 import { type TestServer, testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient } from './xmpp-test-client.js';
-import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
+import { startChatServer, startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 /**
  * Two headless Chromium pages (examples/chat-web, served by the server) chat over XMPP over
@@ -35,7 +35,7 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
   const token = (userId: string) => signLocalToken(testJwtSecret, { userId, xmppDomain: ejabberd.domain });
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: testJwtSecret });
     ({ server, feature } = await startChatServer({
       ...xmppEnvironment(ejabberd),
       CHAT_XMPP_WEBSOCKET_URL: ejabberd.webSocketUrl,

@@ -39,6 +39,11 @@ export interface XmppTestClient {
   say(roomJid: string, id: string, text: string): Promise<void>;
   /** Queries the room's archive (MAM); resolves with the archived messages, or the error iq. */
   history(roomJid: string): Promise<{ messages: XmlElement[]; error?: XmlElement }>;
+  /**
+   * Submits the room's owner configuration form (`muc#owner`) with `fields` (e.g.
+   * `muc#roomconfig_membersonly: '0'`); resolves with the result iq, or the `<error/>` element of a refusal.
+   */
+  configure(roomJid: string, fields: Record<string, string>): Promise<XmlElement>;
   stop(): Promise<void>;
 }
 
@@ -140,6 +145,32 @@ export async function connectXmppClient(options: {
         .map((result) => result.getChild('forwarded', 'urn:xmpp:forward:0')?.getChild('message'))
         .filter((message): message is XmlElement => message !== undefined);
       return { messages };
+    },
+    async configure(roomJid, fields) {
+      const form = xml(
+        'x',
+        { xmlns: 'jabber:x:data', type: 'submit' },
+        xml(
+          'field',
+          { var: 'FORM_TYPE', type: 'hidden' },
+          xml('value', {}, 'http://jabber.org/protocol/muc#roomconfig'),
+        ),
+        ...Object.entries(fields).map(([name, value]) =>
+          xml('field', { var: name }, xml('value', {}, value)),
+        ),
+      );
+      const request = xml(
+        'iq',
+        { type: 'set', to: roomJid },
+        xml('query', { xmlns: `${mucNamespace}#owner` }, form),
+      );
+      try {
+        return await raw.iqCaller.request(request, 10_000);
+      } catch (error) {
+        const element = (error as { element?: XmlElement }).element;
+        if (element) return element;
+        throw error;
+      }
     },
     async stop() {
       await raw.stop().catch(() => {});
