@@ -106,7 +106,7 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
     });
   }, 60_000);
 
-  it('keeps a room members-only against the configuration form of its owner, and a resync sets back options changed in ejabberd and reports them', async () => {
+  it('keeps a room members-only against the configuration form of its owner, and a resync sets back options and affiliations changed in ejabberd and reports them', async () => {
     const token = (userId: string) => signLocalToken(testJwtSecret, { userId, xmppDomain: ejabberd.domain });
     const as = chatClientFor(server.url, token);
     const created = await as(alice)('POST', '/rooms', {
@@ -141,7 +141,24 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
       await Promise.all([owner.stop(), outsider.stop()]);
     }
 
-    await command('change_room_option', { ...room, option: 'members_only', value: 'false' });
+    // What the form does to a MUC owner's room (an affiliation given by hand in ejabberd): it opens it.
+    await command('set_room_affiliation', {
+      ...room,
+      jid: `${alice}@${ejabberd.domain}`,
+      affiliation: 'owner',
+    });
+    const opener = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: alice,
+      token: await token(alice),
+    });
+    try {
+      const accepted = await opener.configure(roomJid, { 'muc#roomconfig_membersonly': '0' });
+      expect(accepted.attrs.type).toBe('result');
+    } finally {
+      await opener.stop();
+    }
     await command('change_room_option', { ...room, option: 'public_list', value: 'true' });
     expect(await command('get_room_options', room)).toMatchObject({
       members_only: 'false',
@@ -152,12 +169,16 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
     expect(repair.code).toBe(0);
     const report = JSON.parse(repair.stdout.split('\n')[0] ?? '');
     expect(report.changedRoomIds).toEqual([roomId]);
+    expect(report.affiliationsChanged).toBe(1);
     expect(report.optionsRepaired.sort()).toEqual([`${roomId}: members_only`, `${roomId}: public_list`]);
     expect(repair.stdout).toContain(`options repaired 2 (${roomId}: members_only, ${roomId}: public_list)`);
     expect(await command('get_room_options', room)).toMatchObject({
       members_only: 'true',
       public_list: 'false',
     });
+    expect(await command('get_room_affiliations', room)).toContainEqual(
+      expect.objectContaining({ username: alice, affiliation: 'member' }),
+    );
     expect((await runSync(syncEnvironment())).stdout).toContain('nothing to do');
   }, 60_000);
 
