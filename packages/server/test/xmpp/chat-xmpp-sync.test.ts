@@ -134,6 +134,9 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
       expect(answer.name).toBe('error');
       expect(answer.getChild('forbidden')).toBeDefined();
       expect(await command('get_room_options', room)).toMatchObject({ members_only: 'true' });
+      const granted = await owner.affiliate(roomJid, `${carol}@${ejabberd.domain}`, 'member');
+      expect(granted.name).toBe('error');
+      expect(granted.getChild('not-allowed')).toBeDefined();
       const refused = await outsider.join(roomJid);
       expect(refused.attrs.type).toBe('error');
       expect(refused.getChild('error')?.getChild('registration-required')).toBeDefined();

@@ -44,6 +44,11 @@ export interface XmppTestClient {
    * `muc#roomconfig_membersonly: '0'`); resolves with the result iq, or the `<error/>` element of a refusal.
    */
   configure(roomJid: string, fields: Record<string, string>): Promise<XmlElement>;
+  /**
+   * Asks the room to give `jid` an affiliation (`muc#admin`); resolves with the result iq, or the
+   * `<error/>` element of a refusal.
+   */
+  affiliate(roomJid: string, jid: string, affiliation: string): Promise<XmlElement>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +102,15 @@ export async function connectXmppClient(options: {
         },
       });
     });
+  };
+  const requestOrError = async (request: unknown): Promise<XmlElement> => {
+    try {
+      return await raw.iqCaller.request(request, 10_000);
+    } catch (error) {
+      const element = (error as { element?: XmlElement }).element;
+      if (element) return element;
+      throw error;
+    }
   };
   return {
     jid,
@@ -159,18 +173,15 @@ export async function connectXmppClient(options: {
           xml('field', { var: name }, xml('value', {}, value)),
         ),
       );
-      const request = xml(
-        'iq',
-        { type: 'set', to: roomJid },
-        xml('query', { xmlns: `${mucNamespace}#owner` }, form),
+      return requestOrError(
+        xml('iq', { type: 'set', to: roomJid }, xml('query', { xmlns: `${mucNamespace}#owner` }, form)),
       );
-      try {
-        return await raw.iqCaller.request(request, 10_000);
-      } catch (error) {
-        const element = (error as { element?: XmlElement }).element;
-        if (element) return element;
-        throw error;
-      }
+    },
+    async affiliate(roomJid, jid, affiliation) {
+      const item = xml('item', { jid, affiliation });
+      return requestOrError(
+        xml('iq', { type: 'set', to: roomJid }, xml('query', { xmlns: `${mucNamespace}#admin` }, item)),
+      );
     },
     async stop() {
       await raw.stop().catch(() => {});
