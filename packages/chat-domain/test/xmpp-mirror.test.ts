@@ -25,6 +25,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
   let mirror: XmppMirror;
   let service: ChatService;
   const mirrorErrors: string[] = [];
+  const repairs: [string, string[]][] = [];
 
   const command = async (name: string, body: Record<string, unknown>) => {
     const response = await fetch(`${ejabberd.apiUrl}/${name}`, {
@@ -57,6 +58,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
       retryBaseMs: 50,
       retryMaxMs: 500,
       onError: (_error, context) => mirrorErrors.push(context),
+      onOptionsRepaired: (roomId, options) => repairs.push([roomId, options]),
     });
     await mirror.start();
     service = createChatService({ store, dispatcher: mirror });
@@ -92,6 +94,26 @@ describe('the XMPP mirror against a private ejabberd', () => {
       public: 'false',
       public_list: 'false',
     });
+  });
+
+  it('sets back privacy options changed in ejabberd at the next sync of the room, and says so', async () => {
+    const room = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Drifting',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await mirror.idle();
+    const name = { name: room.id, service: ejabberd.mucDomain };
+    await command('change_room_option', { ...name, option: 'members_only', value: 'false' });
+    await command('change_room_option', { ...name, option: 'public', value: 'true' });
+    await service.updateRoom(alice, room.id, { name: 'Drifting back' });
+    await mirror.idle();
+    expect(await command('get_room_options', name)).toMatchObject({
+      title: 'Drifting back',
+      members_only: 'true',
+      public: 'false',
+    });
+    expect(repairs).toContainEqual([room.id, ['members_only', 'public']]);
   });
 
   it('follows renames and removals, keeps owners MUC members, and destroys a deleted room', async () => {
