@@ -4,17 +4,35 @@ const mucNamespace = 'http://jabber.org/protocol/muc';
 const mamNamespace = 'urn:xmpp:mam:2';
 const operationNamespace = 'urn:xmpp:muclight:0#configuration';
 
-/** The user id (`sub`) of a JWT, read without checking it (the server checks it). */
-export function userIdOf(token) {
+const pubsubEventNamespace = 'http://jabber.org/protocol/pubsub#event';
+const delayNamespace = 'urn:xmpp:delay';
+
+/** The claims of a JWT, read without checking it (the server checks it). */
+export function claimsOf(token) {
   const payload = token.split('.')[1] ?? '';
-  return JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))).sub;
+  const binary = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+  return JSON.parse(
+    new TextDecoder().decode(Uint8Array.from(binary, (character) => character.charCodeAt(0))),
+  );
+}
+
+/** The user id (`sub`) of a JWT. */
+export function userIdOf(token) {
+  return claimsOf(token).sub;
+}
+
+/** When a stanza was sent: its XEP-0203 delay, else now (a live message). */
+function sentAt(stanza) {
+  const stamp = stanza?.getChild('delay', delayNamespace)?.attrs.stamp;
+  const date = stamp ? new Date(stamp) : new Date();
+  return Number.isNaN(date.getTime()) ? new Date() : date;
 }
 
 /**
  * A message stanza as the page shows it: who sent it, its text, and what it carries (a system
  * operation, an attachment, a forwarded message). `delay` is the archive or forward timestamp.
  */
-export function describeMessage(message) {
+export function describeMessage(message, at = sentAt(message)) {
   const from = message.attrs.from ?? '';
   const operation = message.getChild('x', operationNamespace);
   const forwarded = message.getChild('forwarded', 'urn:xmpp:forward:0');
@@ -22,8 +40,14 @@ export function describeMessage(message) {
   return {
     id: message.attrs.id,
     sender: from.slice(from.indexOf('/') + 1),
+    at,
     text: message.getChildText('body') ?? '',
     operation: operation?.getChildText('operation') ?? undefined,
+    fields: Object.fromEntries(
+      (operation?.children ?? [])
+        .filter((child) => typeof child !== 'string' && child.name !== 'operation')
+        .map((child) => [child.name, child.getText()]),
+    ),
     attachment: operation?.getChildText('attachment-id')
       ? { id: operation.getChildText('attachment-id'), name: operation.getChildText('filename') }
       : undefined,
@@ -35,7 +59,8 @@ export function describeMessage(message) {
 /**
  * Logs into XMPP with the API token as password (ejabberd JWT authentication). The socket is
  * `ws://` on a developer machine, where @xmpp/client would not pick PLAIN by itself: it is chosen
- * here. `onMessage(roomJid, message)` gets live groupchat messages.
+ * here. `onMessage(roomJid, message)` gets live groupchat messages, of joined rooms and (MUC/Sub
+ * events) of the others.
  */
 export async function connectXmpp({ webSocketUrl, domain, token, onMessage }) {
   const { client, xml } = globalThis.XMPP;
@@ -53,7 +78,18 @@ export async function connectXmpp({ webSocketUrl, domain, token, onMessage }) {
     const result = stanza.getChild('result', mamNamespace);
     if (result) {
       const message = result.getChild('forwarded', 'urn:xmpp:forward:0')?.getChild('message');
-      if (message) archiveResults.get(result.attrs.queryid)?.push({ id: result.attrs.id, message });
+      const at = sentAt(result.getChild('forwarded', 'urn:xmpp:forward:0'));
+      if (message) archiveResults.get(result.attrs.queryid)?.push({ id: result.attrs.id, message, at });
+      return;
+    }
+    // MUC/Sub: a message of a room this session has not joined, as a pubsub event.
+    const items = stanza.getChild('event', pubsubEventNamespace)?.getChild('items');
+    if (items?.attrs.node === 'urn:xmpp:mucsub:nodes:messages') {
+      for (const item of items.getChildren('item')) {
+        const message = item.getChild('message');
+        if (message?.attrs.type === 'groupchat' && !message.getChild('subject'))
+          onMessage(message.attrs.from.split('/')[0], message);
+      }
       return;
     }
     if (stanza.attrs.type === 'groupchat' && !stanza.getChild('subject')) {
@@ -61,6 +97,9 @@ export async function connectXmpp({ webSocketUrl, domain, token, onMessage }) {
     }
   });
   await xmpp.start();
+  // Available presence: ejabberd delivers MUC/Sub events (addressed to the bare JID) only to
+  // sessions that announced themselves.
+  await xmpp.send(xml('presence'));
   return {
     userId,
     async join(roomJid) {

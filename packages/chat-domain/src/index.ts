@@ -200,7 +200,7 @@ export {
   type EjabberdAdminClient,
   type EjabberdAdminClientOptions,
 } from './xmpp/ejabberd-admin-client.js';
-export type { RoomSyncChanges, XmppNames } from './xmpp/muc-room-sync.js';
+export { mirroredRoomOptions, type RoomSyncChanges, type XmppNames } from './xmpp/muc-room-sync.js';
 export { createXmppMirror, type XmppMirror } from './xmpp/xmpp-mirror.js';
 export {
   type ResolvedXmppMirrorOptions,

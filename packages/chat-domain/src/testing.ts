@@ -3,6 +3,7 @@ export { describeChatStoreConformance } from './testing/chat-store-conformance.j
 export {
   type EjabberdConfigurationInput,
   ejabberdConfiguration,
+  ejabberdConfigurationFromDocument,
   hs256JsonWebKey,
 } from './testing/ejabberd-configuration.js';
 export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PrivateEjabberd, startPrivateEjabberd } from '../src/testing/private-ejabberd.js';
+import type { PrivateEjabberd } from '../src/testing/private-ejabberd.js';
+import { startDocumentedEjabberd } from './documented-ejabberd.js';
 
 /** An HS256 JWT of `claims`. */
 function hs256(claims: Record<string, unknown>, secret: string): string {
@@ -20,8 +21,8 @@ describe('a private ejabberd', () => {
   let second: PrivateEjabberd;
   beforeAll(async () => {
     [first, second] = await Promise.all([
-      startPrivateEjabberd({ jwtSecret: 'a-secret-of-the-first-server-0123456789' }),
-      startPrivateEjabberd({ jwtSecret: 'a-secret-of-the-second-server-012345678', domain: 'other.test' }),
+      startDocumentedEjabberd({ jwtSecret: 'a-secret-of-the-first-server-0123456789' }),
+      startDocumentedEjabberd({ jwtSecret: 'a-secret-of-the-second-server-012345678', domain: 'other.test' }),
     ]);
   }, 120_000);
   afterAll(async () => {
@@ -59,7 +60,7 @@ describe('a private ejabberd whose API only one account may use', () => {
   let server: PrivateEjabberd;
   const secret = 'a-secret-of-the-locked-server-0123456789';
   beforeAll(async () => {
-    server = await startPrivateEjabberd({
+    server = await startDocumentedEjabberd({
       jwtSecret: secret,
       apiAccess: { user: 'chat-mirror@collab.test' },
     });

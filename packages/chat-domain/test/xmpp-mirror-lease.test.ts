@@ -6,8 +6,9 @@ import {
   type MirrorOperation,
   type XmppMirror,
 } from '@collab-suite/chat-domain';
-import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startDocumentedEjabberd } from './documented-ejabberd.js';
 
 /** Operations on rooms the store does not have: each one is a cheap `destroy` in ejabberd. */
 const roomOperations = (count: number): MirrorOperation[] =>
@@ -35,7 +36,7 @@ describe('the XMPP mirror lease', () => {
     }, timeoutMs);
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: 'mirror-lease-secret-0123456789abcdef' });
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: 'mirror-lease-secret-0123456789abcdef' });
   }, 120_000);
   afterEach(async () => {
     for (const mirror of mirrors.splice(0)) await mirror.close();

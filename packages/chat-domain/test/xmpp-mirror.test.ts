@@ -10,8 +10,9 @@ import {
   createXmppMirror,
   type XmppMirror,
 } from '@collab-suite/chat-domain';
-import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDocumentedEjabberd } from './documented-ejabberd.js';
 
 const alice = { userId: randomUUID() };
 const bob = { userId: randomUUID() };
@@ -24,6 +25,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
   let mirror: XmppMirror;
   let service: ChatService;
   const mirrorErrors: string[] = [];
+  const repairs: [string, string[]][] = [];
 
   const command = async (name: string, body: Record<string, unknown>) => {
     const response = await fetch(`${ejabberd.apiUrl}/${name}`, {
@@ -45,7 +47,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
       .sort();
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: 'mirror-test-secret-0123456789abcdef' });
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: 'mirror-test-secret-0123456789abcdef' });
     folder = await mkdtemp(join(tmpdir(), 'xmpp-mirror-'));
     store = createSqliteChatStore({ filename: join(folder, 'chat.db') });
     mirror = createXmppMirror({
@@ -56,6 +58,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
       retryBaseMs: 50,
       retryMaxMs: 500,
       onError: (_error, context) => mirrorErrors.push(context),
+      onOptionsRepaired: (roomId, options) => repairs.push([roomId, options]),
     });
     await mirror.start();
     service = createChatService({ store, dispatcher: mirror });
@@ -67,7 +70,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('mirrors a created group with owner and member affiliations and subscriptions', async () => {
+  it('mirrors a created group with every member (owners too) a MUC member, subscribed, in a private room', async () => {
     const room = await service.createRoom(alice, {
       type: 'group',
       name: 'Team',
@@ -76,7 +79,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
     });
     await mirror.idle();
     expect(await affiliations(room.id)).toEqual({
-      [alice.userId]: 'owner',
+      [alice.userId]: 'member',
       [bob.userId]: 'member',
       [carol.userId]: 'member',
     });
@@ -87,10 +90,33 @@ describe('the XMPP mirror against a private ejabberd', () => {
       description: 'The team',
       members_only: 'true',
       persistent: 'true',
+      mam: 'true',
+      public: 'false',
+      public_list: 'false',
     });
   });
 
-  it('follows renames, promotions, demotions and removals, and destroys a deleted room', async () => {
+  it('sets back privacy options changed in ejabberd at the next sync of the room, and says so', async () => {
+    const room = await service.createRoom(alice, {
+      type: 'group',
+      name: 'Drifting',
+      membersIds: [bob.userId, carol.userId],
+    });
+    await mirror.idle();
+    const name = { name: room.id, service: ejabberd.mucDomain };
+    await command('change_room_option', { ...name, option: 'members_only', value: 'false' });
+    await command('change_room_option', { ...name, option: 'public', value: 'true' });
+    await service.updateRoom(alice, room.id, { name: 'Drifting back' });
+    await mirror.idle();
+    expect(await command('get_room_options', name)).toMatchObject({
+      title: 'Drifting back',
+      members_only: 'true',
+      public: 'false',
+    });
+    expect(repairs).toContainEqual([room.id, ['members_only', 'public']]);
+  });
+
+  it('follows renames and removals, keeps owners MUC members, and destroys a deleted room', async () => {
     const room = await service.createRoom(alice, {
       type: 'group',
       name: 'Before',
@@ -100,14 +126,14 @@ describe('the XMPP mirror against a private ejabberd', () => {
     await service.setOwner(alice, room.id, bob.userId, true);
     await service.removeMember(alice, room.id, carol.userId);
     await mirror.idle();
-    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'owner' });
+    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'member', [bob.userId]: 'member' });
     expect(await subscribers(room.id)).toEqual([alice.userId, bob.userId].sort());
     expect(await command('get_room_options', { name: room.id, service: ejabberd.mucDomain })).toMatchObject({
       title: 'After',
     });
     await service.setOwner(alice, room.id, bob.userId, false);
     await mirror.idle();
-    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'member' });
+    expect(await affiliations(room.id)).toEqual({ [alice.userId]: 'member', [bob.userId]: 'member' });
     await service.deleteRoom(alice, room.id);
     await mirror.idle();
     // ejabberd destroys a room asynchronously after answering destroy_room.
@@ -145,16 +171,19 @@ describe('the XMPP mirror against a private ejabberd', () => {
     expect(mirrorErrors.length).toBeGreaterThan(failuresBefore);
     expect(await store.countMirrorOperations()).toBe(0);
     expect(await affiliations(fresh.id)).toEqual({
-      [bob.userId]: 'owner',
+      [bob.userId]: 'member',
       [alice.userId]: 'member',
       [carol.userId]: 'member',
     });
-    expect(await affiliations(kept.id)).toEqual({ [alice.userId]: 'owner', [bob.userId]: 'member' });
+    expect(await affiliations(kept.id)).toEqual({ [alice.userId]: 'member', [bob.userId]: 'member' });
     await eventually(async () => {
       const rooms = await command('muc_online_rooms', { service: ejabberd.mucDomain });
       expect(rooms).not.toContain(`${doomed.id}@${ejabberd.mucDomain}`);
     });
+    // Every room, including the first test's (untouched since), came back members-only from
+    // ejabberd's database: nothing to repair.
     const report = await mirror.resync();
+    expect(report.optionsRepaired).toEqual([]);
     expect(report.changedRoomIds).toEqual([]);
     expect(report.roomsChecked).toBeGreaterThanOrEqual(2);
   }, 120_000);
@@ -183,7 +212,7 @@ describe('the XMPP mirror against a private ejabberd', () => {
     expect(report.roomsCreated).toBe(1);
     expect(report.roomsDestroyed).toBe(1);
     expect(report.changedRoomIds.sort()).toEqual([room.id, stray].sort());
-    expect(await affiliations(room.id)).toMatchObject({ [alice.userId]: 'owner' });
+    expect(await affiliations(room.id)).toMatchObject({ [alice.userId]: 'member' });
     const again = await mirror.resync();
     expect(again.changedRoomIds).toEqual([]);
     expect(again).toMatchObject({

@@ -9,7 +9,7 @@ const usage = 'usage: pnpm chat-xmpp-sync   (brings ejabberd in line with the ch
 
 /**
  * Resyncs the XMPP mirror: every room of the chat database becomes (or stays) a MUC room with the
- * right title and affiliations, and MUC rooms the database lacks are destroyed. Prints what changed
+ * right title, affiliations and privacy options (drifted ones set back and listed), and MUC rooms the database lacks are destroyed. Prints what changed
  * (nothing on a second run) and how many operations still wait in the outbox for the server.
  */
 async function main(): Promise<void> {
@@ -35,7 +35,9 @@ async function main(): Promise<void> {
       `${JSON.stringify({ ...report, outboxPending: pending })}\n` +
         `${changed === 0 ? 'nothing to do' : `changed ${changed} room(s)`}: checked ${report.roomsChecked}, ` +
         `created ${report.roomsCreated}, destroyed ${report.roomsDestroyed}, renamed ${report.roomsRenamed}, ` +
-        `affiliations ${report.affiliationsChanged}, subscriptions ${report.subscriptionsChanged}\n`,
+        `affiliations ${report.affiliationsChanged}, subscriptions ${report.subscriptionsChanged}, ` +
+        `options repaired ${report.optionsRepaired.length}` +
+        `${report.optionsRepaired.length > 0 ? ` (${report.optionsRepaired.join(', ')})` : ''}\n`,
     );
   } finally {
     await store.close();

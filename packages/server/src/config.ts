@@ -239,6 +239,8 @@ export const environmentSchema = z.object({
   CHAT_XMPP_LEASE_MS: integer(1000).max(3_600_000).default(30_000),
   /** How often an idle drainer looks at the outbox, in milliseconds (renewing its lease). */
   CHAT_XMPP_POLL_MS: integer(50).max(3_600_000).default(1000),
+  /** A JSON file `{ "<userId>": "<display name>" }` the chat page shows names from; unset: token names and ids. */
+  CHAT_PAGE_DIRECTORY: optionalText,
   /** Public IPv4/IPv6 addresses of a 1:1 NAT in front of this server, comma-separated, announced as media candidates. */
   MEETING_ICE_ANNOUNCED_ADDRESSES: addressList,
   /** Extra local addresses to gather media candidates on, comma-separated (loopback is skipped unless listed). */
@@ -492,6 +494,8 @@ export interface ServerConfig {
     roomCreationsPerMinute: number;
     /** The XMPP mirror (ejabberd), when configured. */
     xmpp: XmppConfig | undefined;
+    /** The chat page's directory of display names (a JSON file), when configured. */
+    pageDirectoryFile: string | undefined;
   };
   meetings: {
     announcedAddresses: string[];
@@ -753,6 +757,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       maxForwardedMessages: values.CHAT_MAX_FORWARDED_MESSAGES,
       roomCreationsPerMinute: values.CHAT_ROOM_CREATIONS_PER_MINUTE,
       xmpp: xmppConfigOf(values),
+      pageDirectoryFile: values.CHAT_PAGE_DIRECTORY,
     },
     meetings: {
       announcedAddresses: values.MEETING_ICE_ANNOUNCED_ADDRESSES ?? [],

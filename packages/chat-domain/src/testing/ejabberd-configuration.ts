@@ -104,3 +104,44 @@ modules:
       moderated: false
 `;
 }
+
+/**
+ * Replaces what `pattern` matches in the documented configuration, which must match exactly once:
+ * when the document changes shape, the error names the line it no longer finds.
+ */
+function replaceOnce(text: string, pattern: RegExp, replacement: string): string {
+  const count = text.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
+  if (count !== 1) {
+    throw new Error(`expected ${pattern} once in the documented ejabberd.yml but found it ${count} times`);
+  }
+  return text.replace(pattern, () => replacement);
+}
+
+/**
+ * The documented configuration (`docs/deployment/ejabberd.yml`) with only names, ports and paths
+ * changed: `hosts`, the MUC `host`, `jwt_key`, the three listener ports and, with `apiAccess` an
+ * account, the `api_permissions` caller. Everything else runs exactly as documented.
+ * @throws Error when a line to substitute is missing or repeated
+ */
+export function ejabberdConfigurationFromDocument(
+  document: string,
+  input: EjabberdConfigurationInput,
+): string {
+  const quote = (value: string) => JSON.stringify(value);
+  const apiAccess = input.apiAccess ?? 'loopback';
+  const substitutions: [RegExp, string][] = [
+    [/- "chat\.example\.com"/, `- ${quote(input.domain)}`],
+    [/host: "muc\.@HOST@"/, `host: ${quote(input.mucDomain)}`],
+    [/jwt_key: "[^"]+"/, `jwt_key: ${quote(input.jwkPath)}`],
+    [/port: 5222\b/, `port: ${input.c2sPort}`],
+    [/port: 5281\b/, `port: ${input.apiPort}`],
+    [/port: 5280\b/, `port: ${input.webSocketPort}`],
+    ...(apiAccess === 'loopback'
+      ? []
+      : [[/\n {6}ip: 127\.0\.0\.0\/8\n/, `\n      user: ${quote(apiAccess.user)}\n`] as [RegExp, string]]),
+  ];
+  return substitutions.reduce(
+    (configuration, [pattern, replacement]) => replaceOnce(configuration, pattern, replacement),
+    document,
+  );
+}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   type EjabberdConfigurationInput,
   ejabberdConfiguration,
+  ejabberdConfigurationFromDocument,
   hs256JsonWebKey,
 } from './ejabberd-configuration.js';
 import { freeLoopbackPort } from './free-port.js';
@@ -22,6 +23,12 @@ export interface PrivateEjabberdOptions {
   startTimeoutMs?: number;
   /** Who may run API commands (see {@link EjabberdConfigurationInput.apiAccess}). @default 'loopback' */
   apiAccess?: EjabberdConfigurationInput['apiAccess'];
+  /**
+   * The text of a documented ejabberd.yml (the repository's `docs/deployment/ejabberd.yml`) to run,
+   * with only names, ports and paths substituted ({@link ejabberdConfigurationFromDocument}).
+   * @default the configuration {@link ejabberdConfiguration} generates
+   */
+  documentedConfiguration?: string;
 }
 
 /** An ejabberd of the test's own: own config, spool, log, ports, Erlang node and cookie. */
@@ -110,17 +117,20 @@ export async function startPrivateEjabberd(options: PrivateEjabberdOptions): Pro
   const jwkPath = join(folder, 'jwt.jwk');
   writeFileSync(jwkPath, JSON.stringify(hs256JsonWebKey(options.jwtSecret)), { mode: 0o600 });
   const configPath = join(folder, 'ejabberd.yml');
+  const configurationInput: EjabberdConfigurationInput = {
+    domain,
+    mucDomain,
+    jwkPath,
+    c2sPort,
+    apiPort,
+    webSocketPort,
+    ...(options.apiAccess ? { apiAccess: options.apiAccess } : {}),
+  };
   writeFileSync(
     configPath,
-    ejabberdConfiguration({
-      domain,
-      mucDomain,
-      jwkPath,
-      c2sPort,
-      apiPort,
-      webSocketPort,
-      ...(options.apiAccess ? { apiAccess: options.apiAccess } : {}),
-    }),
+    options.documentedConfiguration === undefined
+      ? ejabberdConfiguration(configurationInput)
+      : ejabberdConfigurationFromDocument(options.documentedConfiguration, configurationInput),
   );
   const libraries = ejabberdLibraryFolder();
   const apiUrl = `http://127.0.0.1:${apiPort}/api`;

@@ -14,6 +14,11 @@ export interface RoomSyncChanges {
   destroyed: boolean;
   /** The title or description was set. */
   renamed: boolean;
+  /**
+   * Names of the privacy options ({@link mirroredRoomOptions}) that had drifted (changed in ejabberd
+   * by hand or by a client) and were set back.
+   */
+  optionsRepaired: string[];
   /** Affiliations set (owner, member, or none for those who left). */
   affiliations: number;
   /** Subscriptions added or removed (MUC/Sub: members receive and post without joining). */
@@ -26,6 +31,7 @@ export function changedAnything(changes: RoomSyncChanges): boolean {
     changes.created ||
     changes.destroyed ||
     changes.renamed ||
+    changes.optionsRepaired.length > 0 ||
     changes.affiliations > 0 ||
     changes.subscriptions > 0
   );
@@ -45,12 +51,14 @@ interface AffiliationAnswer {
 }
 
 /**
- * Options every mirrored room is created with, whatever the server's defaults: kept, members only,
- * archived, open to MUC/Sub, real JIDs visible to members, not listed. Not `moderated`: ejabberd
- * remembers the role of an occupant of a moderated room after its affiliation goes, which would let
- * a removed member enter again.
+ * Options every mirrored room has, set at creation and checked (and set back) on every sync: kept,
+ * members only, archived, open to MUC/Sub, real JIDs visible to members, not listed, subject and
+ * invitations closed to occupants. Not `moderated`: ejabberd remembers the role of an occupant of a
+ * moderated room after its affiliation goes, which would let a removed member enter again. No member
+ * is a MUC `owner` or `admin` (see {@link syncMucRoom}), so no XMPP client can submit the room
+ * configuration form or grant membership; these options change only through mod_http_api.
  */
-const roomOptions = {
+export const mirroredRoomOptions: Readonly<Record<string, 'true' | 'false'>> = {
   persistent: 'true',
   members_only: 'true',
   mam: 'true',
@@ -80,7 +88,7 @@ async function ensureRoom(
   admin: EjabberdAdminClient,
   names: XmppNames,
   room: RoomRecord,
-): Promise<{ created: boolean; renamed: boolean }> {
+): Promise<{ created: boolean; renamed: boolean; optionsRepaired: string[] }> {
   const answer = await admin.command<Record<string, string> | unknown[] | null>('get_room_options', {
     name: room.id,
     service: names.mucDomain,
@@ -94,12 +102,18 @@ async function ensureRoom(
       service: names.mucDomain,
       host: names.domain,
       options: [
-        ...Object.entries(roomOptions).map(([name, value]) => ({ name, value })),
+        ...Object.entries(mirroredRoomOptions).map(([name, value]) => ({ name, value })),
         { name: 'title', value: title },
         { name: 'description', value: room.description },
       ],
     });
-    return { created: true, renamed: false };
+    return { created: true, renamed: false, optionsRepaired: [] };
+  }
+  const optionsRepaired: string[] = [];
+  for (const [option, value] of Object.entries(mirroredRoomOptions)) {
+    if (String(current[option] ?? '') === value) continue;
+    await admin.command('change_room_option', { name: room.id, service: names.mucDomain, option, value });
+    optionsRepaired.push(option);
   }
   let renamed = false;
   for (const [option, value] of [
@@ -110,14 +124,14 @@ async function ensureRoom(
     await admin.command('change_room_option', { name: room.id, service: names.mucDomain, option, value });
     renamed = true;
   }
-  return { created: false, renamed };
+  return { created: false, renamed, optionsRepaired };
 }
 
 async function syncAffiliations(
   admin: EjabberdAdminClient,
   names: XmppNames,
   roomId: string,
-  wanted: Map<string, 'owner' | 'member'>,
+  wanted: Set<string>,
 ): Promise<number> {
   const room = { name: roomId, service: names.mucDomain };
   const answer = await admin.command<AffiliationAnswer[]>('get_room_affiliations', room);
@@ -125,8 +139,7 @@ async function syncAffiliations(
     answer.map((entry) => [`${entry.username}@${entry.domain}`.toLowerCase(), entry.affiliation]),
   );
   const changes: [string, string][] = [];
-  for (const [jid, affiliation] of wanted)
-    if (current.get(jid) !== affiliation) changes.push([jid, affiliation]);
+  for (const jid of wanted) if (current.get(jid) !== 'member') changes.push([jid, 'member']);
   for (const [jid, affiliation] of current)
     if (!wanted.has(jid) && affiliation !== 'none') changes.push([jid, 'none']);
   for (const [jid, affiliation] of changes) {
@@ -139,17 +152,28 @@ async function syncSubscriptions(
   admin: EjabberdAdminClient,
   names: XmppNames,
   roomId: string,
-  wanted: Map<string, 'owner' | 'member'>,
+  wanted: Set<string>,
 ): Promise<number> {
   const roomJid = `${roomId}@${names.mucDomain}`;
   const answer = await admin.command<string[]>('get_subscribers', { name: roomId, service: names.mucDomain });
   const current = new Set(answer.map((jid) => jid.toLowerCase()));
   let changes = 0;
-  for (const jid of wanted.keys()) {
+  for (const jid of wanted) {
     if (current.has(jid)) continue;
     const nick = jid.slice(0, jid.indexOf('@'));
     await admin.command('subscribe_room', { user: jid, nick, room: roomJid, nodes: subscriptionNodes });
     changes += 1;
+  }
+  if (changes > 0) {
+    // ejabberd 23.01's subscribe_room lifts members_only while it subscribes and stores the room in
+    // that state (mod_muc_room, `muc_subscribe`): the room it restores after a restart would be open.
+    // Setting the option again stores the configuration as it is in memory.
+    await admin.command('change_room_option', {
+      name: roomId,
+      service: names.mucDomain,
+      option: 'members_only',
+      value: 'true',
+    });
   }
   for (const jid of current) {
     if (wanted.has(jid)) continue;
@@ -161,9 +185,12 @@ async function syncSubscriptions(
 
 /**
  * Brings the MUC room `<roomId>@mucDomain` in line with the stored room: absent (`room`
- * undefined) it is destroyed; otherwise it exists with the room's name as title, every member
- * affiliated (owners `owner`, others `member`, anyone else `none`) and subscribed. Applying it
- * again changes nothing. @throws ChatError `dependency_failed` when ejabberd fails
+ * undefined) it is destroyed; otherwise it exists with the room's name as title, the
+ * {@link mirroredRoomOptions} (drifted ones set back), every member affiliated `member` and
+ * subscribed, anyone else `none`. Room owners of the API are plain MUC members too: a MUC `owner`
+ * could submit the configuration form (open the room) and a MUC `admin` could grant membership to
+ * anyone, so ownership stays in the API. Applying it again changes nothing.
+ * @throws ChatError `dependency_failed` when ejabberd fails
  */
 export async function syncMucRoom(
   admin: EjabberdAdminClient,
@@ -176,18 +203,14 @@ export async function syncMucRoom(
     created: false,
     destroyed: false,
     renamed: false,
+    optionsRepaired: [],
     affiliations: 0,
     subscriptions: 0,
   };
   if (room === undefined) return { ...none, destroyed: await destroyRoom(admin, names, roomId) };
-  const { created, renamed } = await ensureRoom(admin, names, room.record);
-  const wanted = new Map(
-    room.members.map((member) => [
-      `${member.userId}@${names.domain}`.toLowerCase(),
-      member.owner ? ('owner' as const) : ('member' as const),
-    ]),
-  );
+  const { created, renamed, optionsRepaired } = await ensureRoom(admin, names, room.record);
+  const wanted = new Set(room.members.map((member) => `${member.userId}@${names.domain}`.toLowerCase()));
   const affiliations = await syncAffiliations(admin, names, roomId, wanted);
   const subscriptions = await syncSubscriptions(admin, names, roomId, wanted);
-  return { ...none, created, renamed, affiliations, subscriptions };
+  return { ...none, created, renamed, optionsRepaired, affiliations, subscriptions };
 }

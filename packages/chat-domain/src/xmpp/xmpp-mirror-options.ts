@@ -33,6 +33,13 @@ export const xmppMirrorOptionsSchema = z
     /** Told about every failed attempt and every dropped message. @default ignores them */
     onError: backgroundErrorHandlerSchema.optional(),
     /**
+     * Told when a sync found privacy options of a room changed in ejabberd (by hand or by a client)
+     * and set them back, with their names. @default ignores it
+     */
+    onOptionsRepaired: z
+      .custom<(roomId: string, options: string[]) => void>((value) => typeof value === 'function')
+      .optional(),
+    /**
      * Start of the name this drainer holds the outbox's lease under (a random id is appended), so that
      * the lease (`chat_mirror_lease.owner` in SQL stores) tells which process drains. @default "drainer"
      */
@@ -79,11 +86,12 @@ export type XmppMirrorOptions = z.input<typeof xmppMirrorOptionsSchema>;
 /** {@link XmppMirrorOptions} with every default applied. */
 export type ResolvedXmppMirrorOptions = Omit<
   z.output<typeof xmppMirrorOptionsSchema>,
-  'clock' | 'createId' | 'onError'
+  'clock' | 'createId' | 'onError' | 'onOptionsRepaired'
 > & {
   clock: Clock;
   createId: () => string;
   onError: (error: unknown, context: string) => void;
+  onOptionsRepaired: (roomId: string, options: string[]) => void;
 };
 
 /** Parses the options once. @throws ChatError `invalid_input` */
@@ -94,5 +102,6 @@ export function resolveXmppMirrorOptions(options: XmppMirrorOptions): ResolvedXm
     clock: parsed.clock ?? systemClock,
     createId: parsed.createId ?? randomUUID,
     onError: parsed.onError ?? (() => {}),
+    onOptionsRepaired: parsed.onOptionsRepaired ?? (() => {}),
   };
 }

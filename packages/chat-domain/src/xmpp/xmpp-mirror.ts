@@ -63,7 +63,9 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
   const syncRoom = async (roomId: string) => {
     const record = await store.getRoom(roomId);
     const members = record ? await store.listMembers(roomId) : [];
-    return syncMucRoom(admin, names, roomId, record && { record, members });
+    const changes = await syncMucRoom(admin, names, roomId, record && { record, members });
+    if (changes.optionsRepaired.length > 0) resolved.onOptionsRepaired(roomId, changes.optionsRepaired);
+    return changes;
   };
 
   /**

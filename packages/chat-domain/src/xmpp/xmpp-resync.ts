@@ -10,6 +10,8 @@ export interface ResyncReport {
   /** MUC rooms destroyed because the store has no such room. */
   roomsDestroyed: number;
   roomsRenamed: number;
+  /** Privacy options set back, as `<roomId>: <option>` (a room opened by hand or by a client). */
+  optionsRepaired: string[];
   affiliationsChanged: number;
   subscriptionsChanged: number;
   /** Ids of the rooms something was changed for. */
@@ -35,6 +37,7 @@ export async function resyncAllRooms(input: {
     roomsCreated: 0,
     roomsDestroyed: 0,
     roomsRenamed: 0,
+    optionsRepaired: [],
     affiliationsChanged: 0,
     subscriptionsChanged: 0,
     changedRoomIds: [],
@@ -43,6 +46,7 @@ export async function resyncAllRooms(input: {
     report.roomsCreated += Number(changes.created);
     report.roomsDestroyed += Number(changes.destroyed);
     report.roomsRenamed += Number(changes.renamed);
+    for (const option of changes.optionsRepaired) report.optionsRepaired.push(`${changes.roomId}: ${option}`);
     report.affiliationsChanged += changes.affiliations;
     report.subscriptionsChanged += changes.subscriptions;
     if (changedAnything(changes)) report.changedRoomIds.push(changes.roomId);

@@ -95,8 +95,14 @@ export async function createChatFeature(
 
   const router = Router();
   router.use(meetings.pageRouter);
-  router.use(createChatPageRouter(config.chat.xmpp));
-  router.use(chatPaths, requireChatActor(authenticator));
+  const requireActor = requireChatActor(authenticator);
+  router.use(
+    createChatPageRouter(config.chat.xmpp, {
+      directoryFile: config.chat.pageDirectoryFile,
+      requireUser: requireActor,
+    }),
+  );
+  router.use(chatPaths, requireActor);
   const creationLimit = createRoomCreationLimit({
     perMinute: config.chat.roomCreationsPerMinute,
     redisUrl: config.chat.redisUrl,

@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Router } from 'express';
-import type { XmppConfig } from '../config.js';
+import express, { type RequestHandler, type Router } from 'express';
+import { z } from 'zod';
+import { ConfigError, type XmppConfig } from '../config.js';
 import { pageSecurityHeaders } from '../http/page-security-headers.js';
 
 /** Where {@link createChatPageRouter} serves the chat page. */
@@ -25,12 +26,40 @@ function xmppBundle(folder: string): string | undefined {
   return existsSync(entry) ? entry : undefined;
 }
 
+const directorySchema = z.record(z.string().uuid(), z.string().min(1).max(200));
+
+/**
+ * The display names of `file` (`{ "<userId>": "<name>" }`), read once at start.
+ * @throws ConfigError when the file cannot be read or is not such an object
+ */
+function readDirectory(file: string): Record<string, string> {
+  try {
+    const parsed = directorySchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+    return Object.fromEntries(Object.entries(parsed).map(([id, name]) => [id.toLowerCase(), name]));
+  } catch (error) {
+    throw new ConfigError(
+      `expected CHAT_PAGE_DIRECTORY to be a JSON file like {"<userId>": "<name>"} but ${file} failed: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
+  }
+}
+
+/** What the chat page needs besides XMPP. */
+export interface ChatPageOptions {
+  /** The file of display names (CHAT_PAGE_DIRECTORY); none: the page shows token names and ids. */
+  directoryFile: string | undefined;
+  /** Authenticates the caller of `directory.json` (401 otherwise). */
+  requireUser: RequestHandler;
+}
+
 /**
  * `/examples/chat/`: the chat page (no auth: it asks for a token), the @xmpp/client browser bundle
- * at `vendor/xmpp.min.js`, and `config.json` telling the page where XMPP over WebSocket is
- * (`xmpp: null` when the server has no XMPP mirror).
+ * at `vendor/xmpp.min.js`, `config.json` telling the page where XMPP over WebSocket is
+ * (`xmpp: null` when the server has no XMPP mirror), and `directory.json`, the display names, to
+ * authenticated callers only. @throws ConfigError when the directory file is unreadable
  */
-export function createChatPageRouter(xmpp: XmppConfig | undefined): Router {
+export function createChatPageRouter(xmpp: XmppConfig | undefined, options: ChatPageOptions): Router {
   const router = express.Router();
   const folder = chatPageFolder();
   if (folder === undefined) return router;
@@ -42,6 +71,10 @@ export function createChatPageRouter(xmpp: XmppConfig | undefined): Router {
       imageSources: ['data:'],
     }),
   );
+  const names = options.directoryFile === undefined ? {} : readDirectory(options.directoryFile);
+  router.get(`${chatPagePath}/directory.json`, options.requireUser, (_request, response) => {
+    response.set('cache-control', 'private, no-store').json({ names });
+  });
   router.get(`${chatPagePath}/config.json`, (_request, response) => {
     response.json({
       xmpp: xmpp?.webSocketUrl

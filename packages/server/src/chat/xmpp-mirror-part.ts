@@ -36,6 +36,8 @@ export function createXmppMirrorFromConfig(
     ...(options.drainerName ? { drainerName: options.drainerName } : {}),
     onError: (error, during) =>
       logger.warn({ reason: error instanceof Error ? error.message : String(error), during }, 'XMPP mirror'),
+    onOptionsRepaired: (roomId, options) =>
+      logger.warn({ roomId, options }, 'XMPP room options had been changed in ejabberd: set back'),
   });
 }
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -8,15 +10,16 @@ import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
 import { type TestServer, testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient } from './xmpp-test-client.js';
-import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
+import { startChatServer, startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 /**
  * Two headless Chromium pages (examples/chat-web, served by the server) chat over XMPP over
- * WebSocket with a private ejabberd, and one scrolls back through the room's MAM history.
+ * WebSocket with a private ejabberd, and one scrolls back through the room's MAM history. Names
+ * come from a CHAT_PAGE_DIRECTORY file.
  */
 /** The page's DOM as the callbacks that run in the browser use it (this package has no DOM types). */
 interface PageDocument {
-  querySelector(selector: string): { textContent: string | null } | null;
+  querySelector(selector: string): { textContent: string | null; hidden?: boolean } | null;
   querySelectorAll(selector: string): { length: number } & Iterable<{ textContent: string | null }>;
 }
 type PageGlobals = { document: PageDocument };
@@ -33,12 +36,16 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
   const browsers: Browser[] = [];
   const [alice, bob, carol] = [randomUUID(), randomUUID(), randomUUID()];
   const token = (userId: string) => signLocalToken(testJwtSecret, { userId, xmppDomain: ejabberd.domain });
+  const directoryFolder = mkdtempSync(path.join(tmpdir(), 'chat-page-directory-'));
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
+    const directoryFile = path.join(directoryFolder, 'names.json');
+    writeFileSync(directoryFile, JSON.stringify({ [alice]: 'Ana', [bob]: 'Bo', [carol]: 'Cy' }));
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: testJwtSecret });
     ({ server, feature } = await startChatServer({
       ...xmppEnvironment(ejabberd),
       CHAT_XMPP_WEBSOCKET_URL: ejabberd.webSocketUrl,
+      CHAT_PAGE_DIRECTORY: directoryFile,
     }));
     as = chatClientFor(server.url, token);
   }, 120_000);
@@ -46,6 +53,7 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     await Promise.allSettled(browsers.map((browser) => browser.close()));
     await server?.stop();
     await ejabberd?.stop();
+    rmSync(directoryFolder, { recursive: true, force: true });
   });
 
   const openPage = async (userId: string, roomId: string): Promise<Page> => {
@@ -74,9 +82,13 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     return page;
   };
   const texts = (page: Page) =>
-    page.$$eval('#messages li', (items) => items.map((item) => item.textContent ?? ''));
+    page.$$eval('#messages li.message', (items) => items.map((item) => item.textContent ?? ''));
 
-  it('lets two users chat, scroll back through the history and see an attachment and a forward arrive', async () => {
+  it('lets two users chat by name with times, day breaks and system sentences, scroll back, see an attachment and a forward, and a new room appear live with its unread count', async () => {
+    const directoryUrl = `${server.url}/examples/chat/directory.json`;
+    expect((await fetch(directoryUrl)).status).toBe(401);
+    const directory = await fetch(directoryUrl, { headers: { authorization: `Bearer ${await token(bob)}` } });
+    expect(await directory.json()).toEqual({ names: { [alice]: 'Ana', [bob]: 'Bo', [carol]: 'Cy' } });
     const created = await as(alice)('POST', '/rooms', {
       json: { type: 'group', name: 'Browser room', membersIds: [bob, carol] },
     });
@@ -99,7 +111,9 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
     const [alicePage, bobPage] = [await openPage(alice, roomId), await openPage(bob, roomId)];
     // The newest 20 of the archive first, then the rest with "Older messages".
     await bobPage.waitForFunction(
-      () => (globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li').length === 20,
+      () =>
+        (globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li.message').length ===
+        20,
     );
     expect((await texts(bobPage)).at(-1)).toContain('old message 25');
     expect((await texts(bobPage)).some((text) => text.endsWith('old message 1'))).toBe(false);
@@ -109,7 +123,28 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
         item.textContent?.endsWith('old message 1'),
       ),
     );
-    expect((await texts(bobPage)).filter((text) => text.includes('memberAdded'))).toHaveLength(2);
+    // System messages as sentences with names from the directory, senders by name, every message
+    // with its time, and a day break before the first.
+    const shown = await texts(bobPage);
+    expect(shown.filter((text) => text.endsWith('Ana added Bo'))).toHaveLength(1);
+    expect(shown.filter((text) => text.endsWith('Ana added Cy'))).toHaveLength(1);
+    expect(shown.some((text) => text.includes('memberAdded'))).toBe(false);
+    const senders = await bobPage.$$eval('#messages li.message .sender', (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(new Set(senders)).toEqual(new Set(['Cy']));
+    const times = await bobPage.$$eval('#messages li.message', (items) =>
+      items.map((item) => {
+        const time = item.querySelector('time');
+        return { datetime: time?.getAttribute('datetime') ?? '', text: time?.textContent ?? '' };
+      }),
+    );
+    expect(times).toHaveLength(shown.length);
+    for (const time of times) {
+      expect(Number.isNaN(Date.parse(time.datetime))).toBe(false);
+      expect(time.text).toMatch(/\d{1,2}[:.]\d{2}/);
+    }
+    expect(await bobPage.$eval('#messages li:first-child', (item) => item.className)).toBe('day');
 
     await alicePage.fill('#text', 'hello from the browser');
     await alicePage.click('#send-form button');
@@ -152,5 +187,35 @@ describe.runIf(runnable)('the chat page in headless Chromium', () => {
           item.textContent?.includes('forwarded (2024-05-01T10:00:00.000Z): worth repeating') === true,
       ),
     );
+
+    // A room made meanwhile appears live (from /events) and counts its unread messages.
+    const later = await as(alice)('POST', '/rooms', {
+      json: { type: 'group', name: 'Later room', membersIds: [bob, carol] },
+    });
+    expect(later.status).toBe(201);
+    const laterId = later.body.id as string;
+    await bobPage.waitForSelector(`button[data-room-id="${laterId}"]`, { timeout: 15_000 });
+    await feature.xmppMirror?.idle();
+    const carolAgain = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: carol,
+      token: await token(carol),
+    });
+    const laterJid = `${laterId}@${ejabberd.mucDomain}`;
+    await carolAgain.join(laterJid);
+    await carolAgain.say(laterJid, 'later-1', 'are you there?');
+    await carolAgain.next((stanza) => stanza.attrs.id === 'later-1');
+    await carolAgain.stop();
+    const badge = `button[data-room-id="${laterId}"] .unread`;
+    await bobPage.waitForSelector(badge, { state: 'visible', timeout: 15_000 });
+    expect(Number(await bobPage.$eval(badge, (item) => item.textContent))).toBeGreaterThanOrEqual(1);
+    await bobPage.click(`button[data-room-id="${laterId}"]`);
+    await bobPage.waitForFunction(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#messages li')].some((item) =>
+        item.textContent?.endsWith('Cyare you there?'),
+      ),
+    );
+    await bobPage.waitForSelector(badge, { state: 'hidden' });
   }, 120_000);
 });

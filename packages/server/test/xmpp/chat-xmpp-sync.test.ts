@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -12,7 +12,8 @@ import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { chatClientFor } from '../chat/chat-test-support.js';
 import { testDatabaseUrl } from '../support/test-database.js';
 import { type TestServer, testJwtSecret } from '../support/test-server.js';
-import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
+import { connectXmppClient } from './xmpp-test-client.js';
+import { startChatServer, startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 const syncScript = fileURLToPath(new URL('../../dist/chat-xmpp-sync.js', import.meta.url));
 
@@ -50,7 +51,7 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
   beforeAll(async () => {
     databaseName = `xmpp_sync_${randomBytes(4).toString('hex')}`;
     [ejabberd, databaseUrl] = await Promise.all([
-      startPrivateEjabberd({ jwtSecret: testJwtSecret }),
+      startDocumentedEjabberd({ jwtSecret: testJwtSecret }),
       testDatabaseUrl(databaseName),
     ]);
     dataDir = mkdtempSync(path.join(tmpdir(), 'xmpp-sync-'));
@@ -103,6 +104,85 @@ describe('pnpm chat-xmpp-sync (built dist/chat-xmpp-sync.js) on PostgreSQL', () 
       changedRoomIds: [],
       roomsCreated: 0,
     });
+  }, 60_000);
+
+  it('keeps a room members-only against the configuration form of its owner, and a resync sets back options and affiliations changed in ejabberd and reports them', async () => {
+    const token = (userId: string) => signLocalToken(testJwtSecret, { userId, xmppDomain: ejabberd.domain });
+    const as = chatClientFor(server.url, token);
+    const created = await as(alice)('POST', '/rooms', {
+      json: { type: 'group', name: 'Private', membersIds: [bob, randomUUID()] },
+    });
+    expect(created.status).toBe(201);
+    const roomId = created.body.id as string;
+    const room = { name: roomId, service: ejabberd.mucDomain };
+    const roomJid = `${roomId}@${ejabberd.mucDomain}`;
+    await feature.xmppMirror?.idle();
+    const owner = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: alice,
+      token: await token(alice),
+    });
+    const outsider = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: carol,
+      token: await token(carol),
+    });
+    try {
+      const answer = await owner.configure(roomJid, { 'muc#roomconfig_membersonly': '0' });
+      expect(answer.name).toBe('error');
+      expect(answer.getChild('forbidden')).toBeDefined();
+      expect(await command('get_room_options', room)).toMatchObject({ members_only: 'true' });
+      const granted = await owner.affiliate(roomJid, `${carol}@${ejabberd.domain}`, 'member');
+      expect(granted.name).toBe('error');
+      expect(granted.getChild('not-allowed')).toBeDefined();
+      const refused = await outsider.join(roomJid);
+      expect(refused.attrs.type).toBe('error');
+      expect(refused.getChild('error')?.getChild('registration-required')).toBeDefined();
+    } finally {
+      await Promise.all([owner.stop(), outsider.stop()]);
+    }
+
+    // What the form does to a MUC owner's room (an affiliation given by hand in ejabberd): it opens it.
+    await command('set_room_affiliation', {
+      ...room,
+      jid: `${alice}@${ejabberd.domain}`,
+      affiliation: 'owner',
+    });
+    const opener = await connectXmppClient({
+      service: ejabberd.c2sUrl,
+      domain: ejabberd.domain,
+      userId: alice,
+      token: await token(alice),
+    });
+    try {
+      const accepted = await opener.configure(roomJid, { 'muc#roomconfig_membersonly': '0' });
+      expect(accepted.attrs.type).toBe('result');
+    } finally {
+      await opener.stop();
+    }
+    await command('change_room_option', { ...room, option: 'public_list', value: 'true' });
+    expect(await command('get_room_options', room)).toMatchObject({
+      members_only: 'false',
+      public_list: 'true',
+    });
+    const repair = await runSync(syncEnvironment());
+    expect(repair.stderr).toBe('');
+    expect(repair.code).toBe(0);
+    const report = JSON.parse(repair.stdout.split('\n')[0] ?? '');
+    expect(report.changedRoomIds).toEqual([roomId]);
+    expect(report.affiliationsChanged).toBe(1);
+    expect(report.optionsRepaired.sort()).toEqual([`${roomId}: members_only`, `${roomId}: public_list`]);
+    expect(repair.stdout).toContain(`options repaired 2 (${roomId}: members_only, ${roomId}: public_list)`);
+    expect(await command('get_room_options', room)).toMatchObject({
+      members_only: 'true',
+      public_list: 'false',
+    });
+    expect(await command('get_room_affiliations', room)).toContainEqual(
+      expect.objectContaining({ username: alice, affiliation: 'member' }),
+    );
+    expect((await runSync(syncEnvironment())).stdout).toContain('nothing to do');
   }, 60_000);
 
   it('refuses to run without CHAT_XMPP_URL, and reports an unreachable ejabberd', async () => {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { type ChatClient, chatClientFor } from '../chat/chat-test-support.js';
 import { fetchHealth, type TestServer, testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient, type XmlElement, type XmppTestClient } from './xmpp-test-client.js';
-import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
+import { startChatServer, startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 const operationNamespace = 'urn:xmpp:muclight:0#configuration';
 
@@ -52,7 +52,7 @@ describe('chat messages through a private ejabberd', () => {
   const bodyOf = (message: XmlElement) => message.getChildText('body');
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: testJwtSecret });
     ({ server, feature } = await startChatServer(xmppEnvironment(ejabberd)));
     as = chatClientFor(server.url, token);
   }, 120_000);
@@ -87,7 +87,7 @@ describe('chat messages through a private ejabberd', () => {
     expect((await carolXmpp.history(roomJid(roomId))).error).toBeUndefined();
     expect((await as(alice)('DELETE', `/rooms/${roomId}/members/${carol}`)).status).toBe(204);
     await feature.xmppMirror?.idle();
-    expect(await affiliations(roomId)).toEqual({ [alice]: 'owner', [bob]: 'member' });
+    expect(await affiliations(roomId)).toEqual({ [alice]: 'member', [bob]: 'member' });
     const history = await carolXmpp.history(roomJid(roomId));
     expect(history.messages).toEqual([]);
     expect(history.error?.getChild('forbidden')).toBeDefined();
@@ -113,14 +113,14 @@ describe('chat messages through a private ejabberd', () => {
     );
     expect(notice.attrs.from).toBe(`${roomJid(roomId)}/${alice}`);
     expect(notice.getChild('x', operationNamespace)?.getChildText('userId')).toBe(carol);
-    expect(await affiliations(roomId)).toEqual({ [alice]: 'owner', [bob]: 'member' });
+    expect(await affiliations(roomId)).toEqual({ [alice]: 'member', [bob]: 'member' });
   });
 
-  it('takes the owner affiliation from a demoted owner and destroys a deleted room', async () => {
+  it('keeps an owner of the API a plain MUC member and destroys a deleted room', async () => {
     const roomId = await createGroup(alice, [bob, carol]);
     expect((await as(alice)('PUT', `/rooms/${roomId}/members/${bob}/owner`)).status).toBe(204);
     await feature.xmppMirror?.idle();
-    expect((await affiliations(roomId))[bob]).toBe('owner');
+    expect((await affiliations(roomId))[bob]).toBe('member');
     expect((await as(alice)('DELETE', `/rooms/${roomId}/members/${bob}/owner`)).status).toBe(204);
     await feature.xmppMirror?.idle();
     expect((await affiliations(roomId))[bob]).toBe('member');
@@ -207,11 +207,11 @@ describe('chat messages through a private ejabberd', () => {
     await ejabberd.restart();
     await feature.xmppMirror?.idle();
     expect(await affiliations(created.body.id)).toEqual({
-      [alice]: 'owner',
+      [alice]: 'member',
       [bob]: 'member',
       [carol]: 'member',
     });
-    expect(await affiliations(kept)).toEqual({ [alice]: 'owner', [bob]: 'member' });
+    expect(await affiliations(kept)).toEqual({ [alice]: 'member', [bob]: 'member' });
     expect(await command('get_room_options', { name: kept, service: ejabberd.mucDomain })).toMatchObject({
       title: 'Renamed offline',
     });

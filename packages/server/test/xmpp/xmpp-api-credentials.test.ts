@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import type { PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import type { ChatFeature } from '../../src/chat/chat-feature.js';
 import { chatClientFor } from '../chat/chat-test-support.js';
 import { fetchHealth, type TestServer, testJwtSecret } from '../support/test-server.js';
-import { startChatServer, xmppEnvironment } from './xmpp-test-server.js';
+import { startChatServer, startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 const mirrorAccount = 'chat-mirror@collab.test';
 
@@ -17,7 +17,10 @@ describe('CHAT_XMPP_API_USER and CHAT_XMPP_API_PASSWORD against an ejabberd API 
   let authorization: string;
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret, apiAccess: { user: mirrorAccount } });
+    ejabberd = await startDocumentedEjabberd({
+      jwtSecret: testJwtSecret,
+      apiAccess: { user: mirrorAccount },
+    });
     // Under JWT authentication the account's password is a token naming it.
     const password = await new SignJWT({ jid: mirrorAccount })
       .setProtectedHeader({ alg: 'HS256' })

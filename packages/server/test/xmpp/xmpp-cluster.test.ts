@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, type PrivateEjabberd, startPrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -8,7 +8,7 @@ import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js'
 import { testDatabaseUrl } from '../support/test-database.js';
 import { testJwtSecret } from '../support/test-server.js';
 import { connectXmppClient } from './xmpp-test-client.js';
-import { xmppEnvironment } from './xmpp-test-server.js';
+import { startDocumentedEjabberd, xmppEnvironment } from './xmpp-test-server.js';
 
 // Server processes (dist/main.js) sharing one PostgreSQL database and one private ejabberd: one
 // drainer holds the outbox's lease, changes made through any process reach ejabberd, a change made
@@ -97,7 +97,8 @@ describe('the XMPP mirror of several server processes on one PostgreSQL database
     const roomId = response.body.id as string;
     rooms.set(roomId, {
       name,
-      members: Object.fromEntries([[owner, 'owner'], ...members.map((member) => [member, 'member'])]),
+      // Owners of the API are plain MUC members (ownership stays in the API).
+      members: Object.fromEntries([owner, ...members].map((member) => [member, 'member'])),
     });
     return roomId;
   };
@@ -118,7 +119,7 @@ describe('the XMPP mirror of several server processes on one PostgreSQL database
   };
   const promote = async (node: ClusterNode, actor: string, roomId: string, userId: string) => {
     expect((await as(node, actor)('PUT', `/rooms/${roomId}/members/${userId}/owner`)).status).toBe(204);
-    (rooms.get(roomId) as ExpectedRoom).members[userId] = 'owner';
+    (rooms.get(roomId) as ExpectedRoom).members[userId] = 'member';
   };
 
   /** The room as ejabberd has it: title and affiliations. */
@@ -168,7 +169,7 @@ describe('the XMPP mirror of several server processes on one PostgreSQL database
   };
 
   beforeAll(async () => {
-    ejabberd = await startPrivateEjabberd({ jwtSecret: testJwtSecret });
+    ejabberd = await startDocumentedEjabberd({ jwtSecret: testJwtSecret });
     databaseUrl = await freshDatabaseUrl();
     database = new pg.Client({ connectionString: databaseUrl });
     await database.connect();

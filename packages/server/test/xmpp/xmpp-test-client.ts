@@ -39,6 +39,16 @@ export interface XmppTestClient {
   say(roomJid: string, id: string, text: string): Promise<void>;
   /** Queries the room's archive (MAM); resolves with the archived messages, or the error iq. */
   history(roomJid: string): Promise<{ messages: XmlElement[]; error?: XmlElement }>;
+  /**
+   * Submits the room's owner configuration form (`muc#owner`) with `fields` (e.g.
+   * `muc#roomconfig_membersonly: '0'`); resolves with the result iq, or the `<error/>` element of a refusal.
+   */
+  configure(roomJid: string, fields: Record<string, string>): Promise<XmlElement>;
+  /**
+   * Asks the room to give `jid` an affiliation (`muc#admin`); resolves with the result iq, or the
+   * `<error/>` element of a refusal.
+   */
+  affiliate(roomJid: string, jid: string, affiliation: string): Promise<XmlElement>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +103,15 @@ export async function connectXmppClient(options: {
       });
     });
   };
+  const requestOrError = async (request: unknown): Promise<XmlElement> => {
+    try {
+      return await raw.iqCaller.request(request, 10_000);
+    } catch (error) {
+      const element = (error as { element?: XmlElement }).element;
+      if (element) return element;
+      throw error;
+    }
+  };
   return {
     jid,
     stanzas,
@@ -140,6 +159,29 @@ export async function connectXmppClient(options: {
         .map((result) => result.getChild('forwarded', 'urn:xmpp:forward:0')?.getChild('message'))
         .filter((message): message is XmlElement => message !== undefined);
       return { messages };
+    },
+    async configure(roomJid, fields) {
+      const form = xml(
+        'x',
+        { xmlns: 'jabber:x:data', type: 'submit' },
+        xml(
+          'field',
+          { var: 'FORM_TYPE', type: 'hidden' },
+          xml('value', {}, 'http://jabber.org/protocol/muc#roomconfig'),
+        ),
+        ...Object.entries(fields).map(([name, value]) =>
+          xml('field', { var: name }, xml('value', {}, value)),
+        ),
+      );
+      return requestOrError(
+        xml('iq', { type: 'set', to: roomJid }, xml('query', { xmlns: `${mucNamespace}#owner` }, form)),
+      );
+    },
+    async affiliate(roomJid, jid, affiliation) {
+      const item = xml('item', { jid, affiliation });
+      return requestOrError(
+        xml('iq', { type: 'set', to: roomJid }, xml('query', { xmlns: `${mucNamespace}#admin` }, item)),
+      );
     },
     async stop() {
       await raw.stop().catch(() => {});

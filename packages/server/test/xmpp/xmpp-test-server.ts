@@ -1,6 +1,25 @@
-import type { PrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  type PrivateEjabberd,
+  type PrivateEjabberdOptions,
+  startPrivateEjabberd,
+} from '@collab-suite/chat-domain/testing';
 import { type ChatFeature, createChatFeature } from '../../src/chat/chat-feature.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+
+/** The ejabberd configuration that docs/deployment/ejabberd.yml tells operators to install. */
+export const documentedEjabberdFile = fileURLToPath(
+  new URL('../../../../docs/deployment/ejabberd.yml', import.meta.url),
+);
+
+/** A private ejabberd running the documented configuration, only names, ports and paths changed. */
+export function startDocumentedEjabberd(options: PrivateEjabberdOptions): Promise<PrivateEjabberd> {
+  return startPrivateEjabberd({
+    ...options,
+    documentedConfiguration: readFileSync(documentedEjabberdFile, 'utf8'),
+  });
+}
 
 /** The environment that points the chat feature at a private ejabberd. */
 export function xmppEnvironment(ejabberd: PrivateEjabberd): Record<string, string> {
