@@ -129,6 +129,7 @@ export type { AttachmentCursor, ChatStore, RoomChanges } from './ports/chat-stor
 export { type Clock, createManualClock, type ManualClock, systemClock } from './ports/clock.js';
 export type { EventBus, EventBusHealth, EventListener, EventSubscription } from './ports/event-bus.js';
 export type { LockedRoom } from './ports/locked-room.js';
+export { hasMeetingCoordination, type MeetingCoordination } from './ports/meeting-coordination.js';
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';
 export type {
