@@ -29,6 +29,8 @@ export interface EventsSocket {
   size(): number;
   /** Whether a session of `userId` with this queue id is open in this process. */
   hasQueue(userId: string, queueId: string): boolean;
+  /** Closes every open session with `code` and `reason`, and keeps accepting new ones. */
+  closeSessions(code: number, reason: string): void;
   /** Closes every session. */
   close(): Promise<void>;
 }
@@ -177,6 +179,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     },
     size: () => sockets.clients.size,
     hasQueue: (userId, queueId) => queues.get(queueId) === userId,
+    closeSessions(code, reason) {
+      for (const socket of sockets.clients) socket.close(code, reason);
+    },
     async close() {
       clearInterval(heartbeat);
       for (const socket of sockets.clients) socket.close(1001, 'server stopping');
