@@ -109,7 +109,14 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
   const scoped = presence;
   // A join carries the registration it came under: it may not land once this node fenced itself.
   const routed: MeetingService = scoped
-    ? { ...service, joinMeeting: (...args) => scoped.scope(() => service.joinMeeting(...args)) }
+    ? {
+        ...service,
+        joinMeeting: (actor, meetingId, queueId, body) =>
+          scoped.scope(async () => {
+            if (queueId !== undefined) scoped.assertSessionOpen(actor.userId, queueId.toLowerCase());
+            return service.joinMeeting(actor, meetingId, queueId, body);
+          }),
+      }
     : service;
   if (config.meetings.stopActiveAtStart) {
     const stopped = await service.stopAllActive();

@@ -5,6 +5,9 @@ import type { Logger } from 'pino';
 import type { ClusterKeys } from './cluster-keys.js';
 import { createRestartGrace } from './redis-restart-grace.js';
 
+/** Sessions closed by fencing that are remembered, to refuse joins from them. */
+const MAX_FENCED_SESSIONS = 10_000;
+
 /** Options of {@link startApiNodePresence}. */
 export interface ApiNodePresenceOptions {
   redis: Redis;
@@ -30,8 +33,17 @@ export interface ApiNodePresence {
   sessionOpened(userId: string, queueId: string): void;
   /** Forgets a session that closed here. */
   sessionClosed(userId: string, queueId: string): void;
-  /** Runs `work` (a request) tied to the registration of now: it may not act once this node fenced itself. */
-  scope<T>(work: () => T): T;
+  /**
+   * Runs `work` (a request) tied to the registration of now: it may not act once this node fenced
+   * itself, and the sockets are closed only once such work has settled (so that the meetings left
+   * by their closing include whatever it wrote).
+   */
+  scope<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Refuses a session this node closed when it fenced itself (its meetings were ended).
+   * @throws ChatError `invalid_input`
+   */
+  assertSessionOpen(userId: string, queueId: string): void;
   /**
    * Refuses to act when this node's registration may have expired (its last renewal is older than
    * the expiry less one heartbeat, e.g. after a freeze) or changed since the current `scope` began.
@@ -61,6 +73,9 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
   const sessions = new Set<string>();
   const grace = createRestartGrace(redis, options.graceMs);
   const epochs = new AsyncLocalStorage<number>();
+  const inFlight = new Set<Promise<unknown>>();
+  /** Sessions closed by fencing, most recent last; a few thousand at most. */
+  const fencedSessions = new Set<string>();
   let epoch = 0;
   let fencings = 0;
   let renewedAt = Date.now();
@@ -94,9 +109,16 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
       'this API node was taken for dead; closing its sessions',
     );
     const ended = [...sessions];
+    for (const session of ended) fencedSessions.add(session);
+    for (const session of fencedSessions) {
+      if (fencedSessions.size <= MAX_FENCED_SESSIONS) break;
+      fencedSessions.delete(session);
+    }
     sessions.clear();
     if (ended.length > 0) await redis.srem(queues, ...ended);
     await redis.del(keys.apiNodeBuried(nodeId));
+    // Requests from before are refused under their lock or write first: their meetings are then left.
+    await Promise.allSettled([...inFlight]);
     options.fenced();
   };
 
@@ -137,7 +159,22 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
       sessions.delete(`${userId} ${queueId}`);
       redis.srem(queues, `${userId} ${queueId}`).catch(warn('could not forget a session'));
     },
-    scope: (work) => epochs.run(epoch, work),
+    scope(work) {
+      const running = epochs.run(epoch, work);
+      inFlight.add(running);
+      void running.then(
+        () => inFlight.delete(running),
+        () => inFlight.delete(running),
+      );
+      return running;
+    },
+    assertSessionOpen(userId, queueId) {
+      if (!fencedSessions.has(`${userId} ${queueId}`)) return;
+      throw new ChatError(
+        'invalid_input',
+        `invalid join: \`queue-id\` header: expected an open /events session but ${queueId} was closed when this node was fenced: reconnect`,
+      );
+    },
     assertCurrent() {
       const silentMs = Date.now() - renewedAt;
       const since = epochs.getStore();
