@@ -78,7 +78,13 @@ export function createMediaPlacement(
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   };
+  /**
+   * Caches the home in Redis, unless Redis names another live node: that node announced the meeting
+   * as its own, and it refuses this one's calls, which the caller then sends there.
+   */
   const cache = async (meetingId: string, nodeId: string) => {
+    const current = await redis.get(keys.placement(meetingId));
+    if (current !== null && current !== nodeId && (await isLive(current))) return;
     await redis
       .multi()
       .set(keys.placement(meetingId), nodeId)
