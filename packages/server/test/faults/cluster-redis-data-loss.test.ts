@@ -63,6 +63,19 @@ describe('a Redis restarted empty under two media nodes', () => {
       async () => (await cluster.client.smembers(`${prefix}media-nodes`)).length === 2,
       'both media nodes registered again',
     );
+    // The API node registered again with the sessions connected to it, so that its death would
+    // still end them.
+    await waitUntil(
+      async () => (await cluster.client.sismember(`${prefix}api-nodes`, 'api-a')) === 1,
+      'the API node registered again',
+    );
+    await waitUntil(
+      async () => (await cluster.client.smembers(`${prefix}api-node:api-a:queues`)).length === 2,
+      'its sessions recorded again',
+    );
+    expect((await cluster.client.smembers(`${prefix}api-node:api-a:queues`)).sort()).toEqual(
+      [`${ids.alice} ${alice.queueId}`, `${ids.bob} ${bob.queueId}`].sort(),
+    );
     await Promise.all([alice.events.close(), bob.events.close()]);
   }, 60_000);
 });

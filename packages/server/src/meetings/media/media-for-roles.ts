@@ -101,7 +101,10 @@ export async function meetingMediaForRoles(
   let presence: ApiNodePresence | undefined;
   return {
     media: cluster,
-    locks: createRedisKeyedLock(connection, keys),
+    locks: createRedisKeyedLock(connection, keys, {
+      onLost: (meetingId) =>
+        logger.warn({ meetingId }, 'lost the lock of a meeting while holding it; its writes will be refused'),
+    }),
     startPresence(sessionLost, fenced) {
       presence = startApiNodePresence({
         redis: connection,
