@@ -101,13 +101,13 @@ describe('API-node presence', () => {
       current.keys.apiNodeQueues('api-a'),
       current.keys.apiNodes,
     );
-    await vi.waitFor(async () =>
+    await vi.waitFor(async () => {
+      expect(await redis.smembers(current?.keys.apiNodes ?? '')).toEqual(['api-a']);
       expect((await redis.smembers(current?.keys.apiNodeQueues('api-a') ?? '')).sort()).toEqual([
         'alice queue-1',
         'bob queue-2',
-      ]),
-    );
-    expect(await redis.smembers(current.keys.apiNodes)).toEqual(['api-a']);
+      ]);
+    });
     redis.disconnect();
   });
 
