@@ -53,8 +53,10 @@ export function fenceRefused(meetingId: string, fence: number, current: number):
 
 /**
  * Refuses, within the transaction of `client`, a write carrying a fencing token older than the
- * meeting's; the row stays share-locked until the transaction ends, so no newer token is issued
- * meanwhile. Nothing is checked without a token or for a meeting that does not exist.
+ * meeting's; the row stays locked until the transaction ends, so no newer token is issued meanwhile
+ * (`NO KEY UPDATE`: two fenced writes of one meeting queue rather than deadlock, and participant
+ * inserts of other transactions, which only take a key-share lock, are not held up). Nothing is
+ * checked without a token or for a meeting that does not exist.
  * @throws ChatError `dependency_unavailable`
  */
 export async function checkMeetingFence(
@@ -64,7 +66,7 @@ export async function checkMeetingFence(
 ): Promise<void> {
   if (fence === undefined) return;
   const result = await client.query<{ fence: string }>(
-    'SELECT fence FROM chat_meetings WHERE id = $1 FOR SHARE',
+    'SELECT fence FROM chat_meetings WHERE id = $1 FOR NO KEY UPDATE',
     [meetingId],
   );
   const row = result.rows[0];
