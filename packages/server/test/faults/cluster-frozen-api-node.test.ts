@@ -18,9 +18,11 @@ describe('an API node frozen past the dead threshold, then resumed', () => {
   let frozen: ClusterNode;
   let survivor: ClusterNode;
 
+  let media: ClusterNode;
+
   beforeAll(async () => {
     cluster = await startFaultCluster();
-    [frozen, survivor] = await Promise.all([
+    [frozen, survivor, media] = await Promise.all([
       cluster.start('api-a', 'api'),
       cluster.start('api-b', 'api'),
       cluster.start('media-1', 'media'),
@@ -80,5 +82,39 @@ describe('an API node frozen past the dead threshold, then resumed', () => {
     ]);
     expect(await participantsOf(bob, meetingId)).toEqual([ids.alice, ids.bob].sort());
     await Promise.all([aliceAgain.events.close(), bob.events.close()]);
+  }, 60_000);
+
+  it('cannot apply a join frozen under the meeting lock once the lock passed to another node (fencing token)', async () => {
+    const ids = users('dora', 'erin', 'fay');
+    const dora = await userOn(frozen.url, ids.dora);
+    const erin = await userOn(survivor.url, ids.erin);
+    const meetingId = await startedMeeting(erin, [ids.dora, ids.fay]);
+    expect((await join(erin, meetingId)).status).toBe(200);
+    const lockKey = `${prefix}meeting-lock:${meetingId}`;
+
+    // Dora's join holds the meeting lock on api-a, waiting for the media node (held a moment).
+    media.process.kill('SIGSTOP');
+    const staleJoin = join(dora, meetingId);
+    await waitUntil(async () => (await cluster.client.exists(lockKey)) === 1, 'api-a to hold the lock');
+    frozen.process.kill('SIGSTOP');
+    media.process.kill('SIGCONT');
+    // Its lease expires while it is frozen (the key goes, as at the end of the lease), and api-b
+    // stops the meeting under the lock.
+    await cluster.client.del(lockKey);
+    const stopped = await erin.call('POST', `/meetings/${meetingId}/stop`);
+    expect(stopped.status).toBe(200);
+
+    frozen.process.kill('SIGCONT');
+    const refused = await staleJoin;
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body).toMatchObject({ code: 'dependency_unavailable' });
+    expect(String(refused.body.message)).toContain('another node took it since');
+    const meeting = await erin.call('GET', `/meetings/${meetingId}`);
+    expect(meeting.body).toMatchObject({ active: false, participants: [] });
+    await waitUntil(
+      async () => !(await cluster.hostedMeetings(media)).some((hosted) => hosted.meetingId === meetingId),
+      'the refused join to take back its media',
+    );
+    await Promise.all([dora.events.close(), erin.events.close()]);
   }, 60_000);
 });
