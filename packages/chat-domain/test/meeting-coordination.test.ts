@@ -87,6 +87,10 @@ describe('meeting coordination in PostgreSQL', () => {
     // Replacing needs the current home: a stale expectation changes nothing.
     expect(await store.placeMeetingMedia(meetingId, 'media-3', 'media-9')).toBe(home);
     expect(await store.placeMeetingMedia(meetingId, 'media-3', home)).toBe('media-3');
+    expect(await store.listMeetingsOnMediaNode('media-3')).toEqual([meetingId]);
+    expect(await store.listMediaHomes()).not.toContain('media-3');
+    await store.setMeetingStarted(meetingId, new Date());
+    expect(await store.listMediaHomes()).toContain('media-3');
     await store.forgetMeetingMedia(meetingId, home);
     expect(await store.meetingMediaNode(meetingId)).toBe('media-3');
     await store.forgetMeetingMedia(meetingId, 'media-3');

@@ -14,6 +14,10 @@ export interface MeetingCoordination {
   placeMeetingMedia(meetingId: string, nodeId: string, expected: string | null): Promise<string | undefined>;
   /** Clears the meeting's home while it is still `nodeId`. */
   forgetMeetingMedia(meetingId: string, nodeId: string): Promise<void>;
+  /** The media nodes recorded as the home of an active meeting. */
+  listMediaHomes(): Promise<string[]>;
+  /** The meetings whose recorded home is `nodeId`. */
+  listMeetingsOnMediaNode(nodeId: string): Promise<string[]>;
   /**
    * Issues the next fencing token of the meeting's lock (one more than the last issued) and returns
    * it; undefined when the meeting does not exist. A write carrying an older token is refused.

@@ -32,6 +32,19 @@ export function createPostgresMeetingCoordination({ rows }: PostgresContext): Me
         nodeId,
       ]);
     },
+    async listMediaHomes() {
+      const found = await rows<{ media_node_id: string }>(
+        'SELECT DISTINCT media_node_id FROM chat_meetings WHERE active AND media_node_id IS NOT NULL',
+        [],
+      );
+      return found.map((row) => row.media_node_id);
+    },
+    async listMeetingsOnMediaNode(nodeId) {
+      const found = await rows<{ id: string }>('SELECT id FROM chat_meetings WHERE media_node_id = $1', [
+        nodeId,
+      ]);
+      return found.map((row) => row.id);
+    },
     async claimMeetingFence(meetingId) {
       const [row] = await rows<{ fence: string }>(
         'UPDATE chat_meetings SET fence = fence + 1 WHERE id = $1 RETURNING fence',

@@ -166,7 +166,8 @@ CREATE TRIGGER chat_mirror_outbox_notify AFTER INSERT ON chat_mirror_outbox
     version: 7,
     sql: `
 ALTER TABLE chat_meetings ADD COLUMN media_node_id text;
-ALTER TABLE chat_meetings ADD COLUMN fence bigint NOT NULL DEFAULT 0;`,
+ALTER TABLE chat_meetings ADD COLUMN fence bigint NOT NULL DEFAULT 0;
+CREATE INDEX chat_meetings_by_media_node ON chat_meetings (media_node_id) WHERE media_node_id IS NOT NULL;`,
   },
 ];
 

@@ -154,6 +154,9 @@ describe('placing meetings on media nodes', () => {
       async forgetMeetingMedia(meetingId: string, nodeId: string) {
         if (homes.get(meetingId) === nodeId) homes.delete(meetingId);
       },
+      listMediaHomes: async () => [...new Set(homes.values())],
+      listMeetingsOnMediaNode: async (nodeId: string) =>
+        [...homes].filter(([, home]) => home === nodeId).map(([meetingId]) => meetingId),
     };
     const api = await current.apiNode('api-2', coordination);
     await api.addParticipant('meeting-r', 'bob');

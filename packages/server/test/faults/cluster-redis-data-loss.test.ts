@@ -78,4 +78,32 @@ describe('a Redis restarted empty under two media nodes', () => {
     );
     await Promise.all([alice.events.close(), bob.events.close()]);
   }, 60_000);
+
+  it('stops a meeting whose media node died while Redis had lost its data, found from PostgreSQL', async () => {
+    const ids = users('carl', 'dana');
+    const carl = await userOn(api.url, ids.carl);
+    const meetingId = await startedMeeting(carl, [ids.dana]);
+    expect((await join(carl, meetingId)).status).toBe(200);
+    const home = await cluster.recordedHome(meetingId);
+    const dying = media.find((node) => node.name === home);
+    const survivor = media.find((node) => node.name !== home);
+    if (dying === undefined || survivor === undefined)
+      throw new Error(`expected ${home} among the media nodes`);
+
+    // The home dies while Redis is down, and Redis comes back empty: only PostgreSQL names it.
+    await cluster.redis.stop();
+    await dying.kill('SIGKILL');
+    await cluster.redis.start();
+    expect(
+      await carl.events.next(
+        (event) => event.type === 'MEETING_STOPPED' && event.meetingId === meetingId,
+        30_000,
+      ),
+    ).toMatchObject({ reason: 'media_server_failed' });
+    expect(await cluster.recordedHome(meetingId)).toBeNull();
+    expect((await carl.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
+    expect((await join(carl, meetingId)).status).toBe(200);
+    expect(await cluster.recordedHome(meetingId)).toBe(survivor.name);
+    await carl.events.close();
+  }, 60_000);
 });

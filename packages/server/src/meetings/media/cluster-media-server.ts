@@ -1,4 +1,9 @@
-import { ChatError, type IceServerConfig, type MediaServerEvent } from '@collab-suite/chat-domain';
+import {
+  ChatError,
+  type IceServerConfig,
+  type MediaServerEvent,
+  type MeetingCoordination,
+} from '@collab-suite/chat-domain';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
@@ -24,8 +29,12 @@ export interface ClusterMediaServerOptions {
    * @default 0
    */
   graceMs?: number;
-  /** Where each meeting's home is recorded (the PostgreSQL store); Redis then only caches it. */
-  coordination?: MediaPlacementOptions['coordination'];
+  /**
+   * Where each meeting's home is recorded (the PostgreSQL store); Redis then only caches it, and a
+   * home that died while Redis had lost its data is still found there.
+   */
+  coordination?: NonNullable<MediaPlacementOptions['coordination']> &
+    Pick<MeetingCoordination, 'listMediaHomes' | 'listMeetingsOnMediaNode'>;
   logger: Logger;
 }
 
@@ -34,6 +43,9 @@ export interface ClusterMediaServer extends RemoteMediaServer {
   /** The live media nodes and their last reported load. */
   mediaNodes(): Promise<MediaNodeInfo[]>;
 }
+
+/** Every this many watches, the homes the database names are compared with the nodes Redis knows. */
+const HOMES_EVERY_ROUNDS = 5;
 
 /** A command as the remote media server sends it. */
 type SentCommand = { id: number; method: MediaMethod; args: unknown[] };
@@ -181,8 +193,23 @@ export async function createClusterMediaServer(
     }
   };
 
+  /**
+   * Adds to the set of media nodes the homes the database names that Redis does not know (it lost
+   * them with its data): the watch then judges them like any other node.
+   */
+  const adoptRecordedHomes = async () => {
+    const homes = await options.coordination?.listMediaHomes();
+    if (homes === undefined || homes.length === 0 || !restartGrace.mayJudge()) return;
+    const known = new Set(await redis.smembers(keys.mediaNodes));
+    const unknown = homes.filter((nodeId) => !known.has(nodeId));
+    if (unknown.length > 0) await redis.sadd(keys.mediaNodes, ...unknown);
+  };
+  let rounds = 0;
+
   /** Finds media nodes whose registration expired; one API node stops each one's meetings. */
   const watch = async () => {
+    rounds += 1;
+    if (rounds % HOMES_EVERY_ROUNDS === 0) await adoptRecordedHomes();
     const ids = await redis.smembers(keys.mediaNodes);
     for (const nodeId of ids) {
       if (await placement.isLive(nodeId)) continue;
@@ -191,7 +218,12 @@ export async function createClusterMediaServer(
       failWaitingOn(nodeId, 'the media node of this meeting stopped');
       const buried = await redis.set(keys.mediaNodeBuried(nodeId), apiNodeId, 'EX', 300, 'NX');
       if (buried !== 'OK') continue;
-      const meetingIds = await redis.smembers(keys.mediaNodeMeetings(nodeId));
+      const meetingIds = [
+        ...new Set([
+          ...(await redis.smembers(keys.mediaNodeMeetings(nodeId))),
+          ...((await options.coordination?.listMeetingsOnMediaNode(nodeId)) ?? []),
+        ]),
+      ];
       for (const meetingId of meetingIds) await placement.forget(meetingId, nodeId);
       await redis.multi().del(keys.mediaNodeMeetings(nodeId)).srem(keys.mediaNodes, nodeId).exec();
       logger.error({ nodeId, meetings: meetingIds }, 'a media node stopped; stopping its meetings');
