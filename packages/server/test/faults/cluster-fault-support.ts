@@ -64,12 +64,44 @@ export interface FaultCluster {
   stop(): Promise<void>;
 }
 
-/** Starts a private Redis (append-only when asked) for a cluster on the shared PostgreSQL. */
-export async function startFaultCluster(options: { appendOnly?: boolean } = {}): Promise<FaultCluster> {
+/**
+ * Leaves no meeting of an earlier run active or placed: the API nodes would watch the media nodes
+ * PostgreSQL names as homes, which this run may not have.
+ */
+async function forgetEarlierMeetings(databaseUrl: string): Promise<void> {
+  const database = new pg.Client({ connectionString: databaseUrl });
+  await database.connect();
+  try {
+    await database.query(
+      `DO $$ BEGIN
+         IF to_regclass('chat_meetings') IS NOT NULL THEN
+           UPDATE chat_meetings SET active = false, started_at = NULL, media_node_id = NULL
+           WHERE active OR media_node_id IS NOT NULL;
+         END IF;
+       END $$`,
+    );
+  } catch (error) {
+    // 42703: the column comes with the schema migration the nodes apply.
+    if ((error as { code?: string }).code !== '42703') throw error;
+  } finally {
+    await database.end();
+  }
+}
+
+/**
+ * Starts a private Redis (append-only when asked) for a cluster on a PostgreSQL database of its
+ * own (`name`): two clusters on one database would be one deployment with two Redis, each watching
+ * the media nodes the other placed meetings on.
+ */
+export async function startFaultCluster(
+  name: string,
+  options: { appendOnly?: boolean } = {},
+): Promise<FaultCluster> {
   const redis = await startPrivateRedis({ appendOnly: options.appendOnly ?? false });
   const client = new Redis(redis.url, { maxRetriesPerRequest: null });
   client.on('error', () => {});
-  const databaseUrl = await testDatabaseUrl('collab_test_faults_cluster');
+  const databaseUrl = await testDatabaseUrl(`collab_test_faults_cluster_${name}`);
+  await forgetEarlierMeetings(databaseUrl);
   const blobDir = mkdtempSync(path.join(tmpdir(), 'collab-faults-blobs-'));
   const nodes: ClusterNode[] = [];
   const health = async (node: ClusterNode, name: string) => {

@@ -21,7 +21,7 @@ describe('an API node frozen past the dead threshold, then resumed', () => {
   let media: ClusterNode;
 
   beforeAll(async () => {
-    cluster = await startFaultCluster();
+    cluster = await startFaultCluster('frozen');
     [frozen, survivor, media] = await Promise.all([
       cluster.start('api-a', 'api'),
       cluster.start('api-b', 'api'),

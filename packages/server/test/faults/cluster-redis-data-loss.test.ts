@@ -18,7 +18,7 @@ describe('a Redis restarted empty under two media nodes', () => {
   let media: ClusterNode[];
 
   beforeAll(async () => {
-    cluster = await startFaultCluster();
+    cluster = await startFaultCluster('loss');
     media = await Promise.all([cluster.start('media-1', 'media'), cluster.start('media-2', 'media')]);
     api = await cluster.start('api-a', 'api');
   }, 90_000);
