@@ -218,12 +218,11 @@ export async function createClusterMediaServer(
       failWaitingOn(nodeId, 'the media node of this meeting stopped');
       const buried = await redis.set(keys.mediaNodeBuried(nodeId), apiNodeId, 'EX', 300, 'NX');
       if (buried !== 'OK') continue;
-      const meetingIds = [
-        ...new Set([
-          ...(await redis.smembers(keys.mediaNodeMeetings(nodeId))),
-          ...((await options.coordination?.listMeetingsOnMediaNode(nodeId)) ?? []),
-        ]),
-      ];
+      // Redis keeps each node's meetings; when it lost them, the database still places them there.
+      let meetingIds = await redis.smembers(keys.mediaNodeMeetings(nodeId));
+      if (meetingIds.length === 0) {
+        meetingIds = (await options.coordination?.listMeetingsOnMediaNode(nodeId)) ?? [];
+      }
       for (const meetingId of meetingIds) await placement.forget(meetingId, nodeId);
       await redis.multi().del(keys.mediaNodeMeetings(nodeId)).srem(keys.mediaNodes, nodeId).exec();
       logger.error({ nodeId, meetings: meetingIds }, 'a media node stopped; stopping its meetings');
