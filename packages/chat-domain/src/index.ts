@@ -139,6 +139,7 @@ export type {
   ResyncSignal,
 } from './ports/event-bus.js';
 export type { LockedRoom } from './ports/locked-room.js';
+export { hasMeetingCoordination, type MeetingCoordination } from './ports/meeting-coordination.js';
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';
 export type {

@@ -2,6 +2,7 @@ import { ChatError, isChatError, roomNotFound } from '../errors.js';
 import type { ChatEventPayload } from '../events.js';
 import { parseId } from '../ids.js';
 import type { Actor, MemberRecord, RoomRecord } from '../model.js';
+import { hasMeetingCoordination } from '../ports/meeting-coordination.js';
 import { requireMember } from '../room-rules.js';
 import type { KeyedLock } from '../service/keyed-lock.js';
 import type { MeetingEventPayload } from './meeting-events.js';
@@ -25,6 +26,11 @@ export interface Recipient {
 export interface MeetingContext extends ResolvedMeetingServiceOptions {
   /** Serialises lifecycle and participation changes per meeting within this process. */
   locks: KeyedLock;
+  /**
+   * Runs `task` under the meeting's lock with the fencing token claimed for it (undefined without
+   * `fencing`), once `admit` let it; pass the token to the store's writes.
+   */
+  locked<T>(meetingId: string, task: (fence: number | undefined) => Promise<T>): Promise<T>;
   /** @throws ChatError `meeting_not_found`, `not_a_member` */
   meetingAsMember(actor: Actor, meetingId: string): Promise<MeetingAccess>;
   /** @throws ChatError `room_not_found`, `not_a_member` */
@@ -56,9 +62,17 @@ export function createMeetingContext(options: ResolvedMeetingServiceOptions): Me
     return { room, caller: requireMember(room, await store.getMember(roomId, actor.userId)) };
   };
 
+  const coordination = hasMeetingCoordination(store) ? store : undefined;
   return {
     ...options,
     roomAsMember,
+    locked(meetingId, task) {
+      return options.locks.run(meetingId, async () => {
+        const fence = options.fencing ? await coordination?.claimMeetingFence(meetingId) : undefined;
+        options.admit();
+        return task(fence);
+      });
+    },
     async meetingAsMember(actor, rawMeetingId) {
       const meetingId = parseId(rawMeetingId, 'meeting_not_found', 'meeting');
       const meeting = await store.getMeeting(meetingId);

@@ -19,9 +19,13 @@ export function createMeetingLifecycle(context: MeetingContext) {
   }
 
   /** Stops an active meeting: everyone out, media closed, `MEETING_STOPPED`. Call under the meeting's lock. */
-  async function stopNow(meeting: MeetingRecord, reason?: MeetingStopReason): Promise<MeetingRecord> {
+  async function stopNow(
+    meeting: MeetingRecord,
+    reason?: MeetingStopReason,
+    fence?: number,
+  ): Promise<MeetingRecord> {
     if (!meeting.active) return meeting;
-    const stopped = (await store.setMeetingStarted(meeting.id, null)) ?? meeting;
+    const stopped = (await store.setMeetingStarted(meeting.id, null, fence)) ?? meeting;
     await context.background(`closing the media of meeting ${meeting.id}`, () =>
       media.closeMeeting(meeting.id),
     );
@@ -36,9 +40,9 @@ export function createMeetingLifecycle(context: MeetingContext) {
   /** Stops the meetings whose media is gone, each under its lock, telling their rooms why. */
   async function stopLostMeetings(meetingIds: readonly string[], reason: MeetingStopReason): Promise<void> {
     for (const meetingId of meetingIds) {
-      await context.locks.run(meetingId, async () => {
+      await context.locked(meetingId, async (fence) => {
         const current = await store.getMeeting(meetingId);
-        if (current !== undefined) await stopNow(current, reason);
+        if (current !== undefined) await stopNow(current, reason, fence);
       });
     }
   }
@@ -111,12 +115,12 @@ export function createMeetingLifecycle(context: MeetingContext) {
 
   async function startMeeting(actor: Actor, meetingId: string): Promise<Meeting> {
     const { meeting } = await context.meetingAsMember(actor, meetingId);
-    return context.locks.run(meeting.id, async () => {
+    return context.locked(meeting.id, async (fence) => {
       const current = (await store.getMeeting(meeting.id)) ?? meeting;
       if (current.active) return view(current);
       await context.mediaCall('open the meeting', () => media.openMeeting(meeting.id));
       const startedAt = clock.now();
-      const started = (await store.setMeetingStarted(meeting.id, startedAt)) ?? current;
+      const started = (await store.setMeetingStarted(meeting.id, startedAt, fence)) ?? current;
       await context.notify(await context.roomMembers(meeting.roomId), {
         type: 'MEETING_STARTED',
         meetingId: meeting.id,
@@ -129,14 +133,14 @@ export function createMeetingLifecycle(context: MeetingContext) {
 
   async function stopMeeting(actor: Actor, meetingId: string): Promise<Meeting> {
     const { meeting } = await context.meetingAsMember(actor, meetingId);
-    return context.locks.run(meeting.id, async () =>
-      view(await stopNow((await store.getMeeting(meeting.id)) ?? meeting)),
+    return context.locked(meeting.id, async (fence) =>
+      view(await stopNow((await store.getMeeting(meeting.id)) ?? meeting, undefined, fence)),
     );
   }
 
   async function deleteMeeting(actor: Actor, meetingId: string): Promise<void> {
     const { meeting } = await context.meetingAsMember(actor, meetingId);
-    await context.locks.run(meeting.id, () => deleteNow(meeting));
+    await context.locked(meeting.id, () => deleteNow(meeting));
   }
 
   async function removeExpiredMeetings(): Promise<number> {
@@ -144,7 +148,7 @@ export function createMeetingLifecycle(context: MeetingContext) {
     for (;;) {
       const expired = await store.listExpiredMeetings(clock.now(), context.limits.expiredBatch);
       for (const meeting of expired) {
-        await context.locks.run(meeting.id, async () => {
+        await context.locked(meeting.id, async () => {
           const current = await store.getMeeting(meeting.id);
           if (current === undefined || current.active || !isExpired(current, clock.now())) return;
           await deleteNow(current);
@@ -157,7 +161,9 @@ export function createMeetingLifecycle(context: MeetingContext) {
 
   async function stopAllActive(): Promise<number> {
     const active = await store.listActiveMeetings();
-    for (const meeting of active) await context.locks.run(meeting.id, () => stopNow(meeting));
+    for (const meeting of active) {
+      await context.locked(meeting.id, (fence) => stopNow(meeting, undefined, fence));
+    }
     return active.length;
   }
 

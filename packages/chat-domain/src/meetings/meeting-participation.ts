@@ -9,7 +9,7 @@ import { isExpired, planJoin } from './meeting-rules.js';
 
 /** What participation needs of the lifecycle. */
 export interface LifecycleInternals {
-  stopNow(meeting: MeetingRecord): Promise<MeetingRecord>;
+  stopNow(meeting: MeetingRecord, reason?: undefined, fence?: number): Promise<MeetingRecord>;
   deleteNow(meeting: MeetingRecord): Promise<void>;
 }
 
@@ -21,8 +21,13 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
    * Removes a participant (only the session of `queueId` when given), tells the room, and stops the
    * meeting when nobody is left; an expired scheduled meeting then goes. Call under the meeting's lock.
    */
-  async function removeNow(meeting: MeetingRecord, userId: string, queueId?: string): Promise<void> {
-    if (!(await store.deleteParticipant(meeting.id, userId, queueId))) return;
+  async function removeNow(
+    meeting: MeetingRecord,
+    userId: string,
+    queueId: string | undefined,
+    fence: number | undefined,
+  ): Promise<void> {
+    if (!(await store.deleteParticipant(meeting.id, userId, queueId, fence))) return;
     await context.background(`closing the media of ${userId}`, () =>
       media.removeParticipant(meeting.id, userId),
     );
@@ -32,7 +37,11 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
       userId,
     });
     if ((await store.listParticipants(meeting.id)).length > 0) return;
-    const stopped = await lifecycle.stopNow((await store.getMeeting(meeting.id)) ?? meeting);
+    const stopped = await lifecycle.stopNow(
+      (await store.getMeeting(meeting.id)) ?? meeting,
+      undefined,
+      fence,
+    );
     if (isExpired(stopped, clock.now())) await lifecycle.deleteNow(stopped);
   }
 
@@ -51,7 +60,7 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
     }
     const queueId = parseInput(queueIdSchema, rawQueueId, 'queue-id header');
     parseInput(joinSettingsSchema, body, 'join settings');
-    return context.locks.run(meeting.id, async () => {
+    return context.locked(meeting.id, async (fence) => {
       const current = (await store.getMeeting(meeting.id)) ?? meeting;
       const participants = await store.listParticipants(meeting.id);
       const existing = participants.find((participant) => participant.userId === actor.userId);
@@ -60,17 +69,25 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
       try {
         await context.mediaCall('add the participant', () => media.addParticipant(meeting.id, actor.userId));
       } catch (error) {
-        if (plan.kind === 'clash') await store.deleteParticipant(meeting.id, actor.userId);
+        if (plan.kind === 'clash') await store.deleteParticipant(meeting.id, actor.userId, undefined, fence);
         throw error;
       }
-      await store.putParticipant(meeting.id, {
+      const participant = {
         userId: actor.userId,
         queueId,
         audioStreamEnabled: false,
         videoStreamEnabled: false,
         screenStreamEnabled: false,
         joinedAt: clock.now(),
-      });
+      };
+      try {
+        await store.putParticipant(meeting.id, participant, fence);
+      } catch (error) {
+        await context.background(`undoing the media of a refused join of ${actor.userId}`, () =>
+          undoMedia(meeting.id, actor.userId),
+        );
+        throw error;
+      }
       await context.notify(await context.roomMembers(meeting.roomId), {
         type: 'MEETING_PARTICIPANT_JOINED',
         meetingId: meeting.id,
@@ -104,17 +121,28 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
     });
   }
 
+  /**
+   * Takes back the media of a join whose participant could not be written (its lock was fenced):
+   * unless the user is a participant now, and the meeting's media too when it is no longer active.
+   */
+  async function undoMedia(meetingId: string, userId: string): Promise<void> {
+    if ((await store.getParticipant(meetingId, userId)) !== undefined) return;
+    await media.removeParticipant(meetingId, userId);
+    const meeting = await store.getMeeting(meetingId);
+    if (meeting !== undefined && !meeting.active) await media.closeMeeting(meetingId);
+  }
+
   async function leaveMeeting(actor: Actor, meetingId: string): Promise<void> {
     const { meeting } = await context.meetingAsMember(actor, meetingId);
-    await context.locks.run(meeting.id, () => removeNow(meeting, actor.userId));
+    await context.locked(meeting.id, (fence) => removeNow(meeting, actor.userId, undefined, fence));
   }
 
   async function queueClosed(userId: string, queueId: string): Promise<void> {
     const meetingIds = await store.findMeetingsOfQueue(userId, queueId);
     for (const meetingId of meetingIds) {
-      await context.locks.run(meetingId, async () => {
+      await context.locked(meetingId, async (fence) => {
         const meeting = await store.getMeeting(meetingId);
-        if (meeting !== undefined) await removeNow(meeting, userId, queueId);
+        if (meeting !== undefined) await removeNow(meeting, userId, queueId, fence);
       });
     }
   }
@@ -122,11 +150,13 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
   const roomObserver: RoomObserver = {
     async roomDeleting(roomId) {
       const meeting = await store.getMeetingOfRoom(roomId);
-      if (meeting !== undefined) await context.locks.run(meeting.id, () => lifecycle.deleteNow(meeting));
+      if (meeting !== undefined) await context.locked(meeting.id, () => lifecycle.deleteNow(meeting));
     },
     async memberRemoved(roomId, userId) {
       const meeting = await store.getMeetingOfRoom(roomId);
-      if (meeting !== undefined) await context.locks.run(meeting.id, () => removeNow(meeting, userId));
+      if (meeting !== undefined) {
+        await context.locked(meeting.id, (fence) => removeNow(meeting, userId, undefined, fence));
+      }
     },
   };
 

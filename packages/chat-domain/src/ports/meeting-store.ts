@@ -25,8 +25,13 @@ export interface MeetingStore {
   /**
    * Starts (`startedAt` set) or stops (`null`) a meeting; stopping removes every participant in
    * the same transaction. Returns the updated meeting, or undefined when it does not exist.
+   * `fence`: see {@link MeetingStore.putParticipant}.
    */
-  setMeetingStarted(meetingId: string, startedAt: Date | null): Promise<MeetingRecord | undefined>;
+  setMeetingStarted(
+    meetingId: string,
+    startedAt: Date | null,
+    fence?: number,
+  ): Promise<MeetingRecord | undefined>;
   /** Deletes a meeting and its participants and unlinks its room; false if absent. */
   deleteMeeting(meetingId: string): Promise<boolean>;
 
@@ -36,18 +41,23 @@ export interface MeetingStore {
   listParticipantsOfMeetings(meetingIds: readonly string[]): Promise<Map<string, ParticipantRecord[]>>;
   getParticipant(meetingId: string, userId: string): Promise<ParticipantRecord | undefined>;
   /**
-   * Inserts a participant, or replaces the user's row (a rejoin from another queue).
-   * @throws ChatError `meeting_not_found`
+   * Inserts a participant, or replaces the user's row (a rejoin from another queue). With a `fence`
+   * (a token from `MeetingCoordination.claimMeetingFence`), a store that coordinates several
+   * processes writes only while no newer token was issued; the others ignore it.
+   * @throws ChatError `meeting_not_found`, `dependency_unavailable` (an older fence)
    */
-  putParticipant(meetingId: string, participant: ParticipantRecord): Promise<void>;
+  putParticipant(meetingId: string, participant: ParticipantRecord, fence?: number): Promise<void>;
   /** Changes stream flags; returns the updated participant or undefined when absent. */
   updateParticipantStreams(
     meetingId: string,
     userId: string,
     changes: ParticipantStreamChanges,
   ): Promise<ParticipantRecord | undefined>;
-  /** Removes a participant, only if it joined from `queueId` when given; false if nothing was removed. */
-  deleteParticipant(meetingId: string, userId: string, queueId?: string): Promise<boolean>;
+  /**
+   * Removes a participant, only if it joined from `queueId` when given; false if nothing was removed.
+   * `fence`: see {@link MeetingStore.putParticipant}.
+   */
+  deleteParticipant(meetingId: string, userId: string, queueId?: string, fence?: number): Promise<boolean>;
   /** Ids of the meetings the user joined from this queue. */
   findMeetingsOfQueue(userId: string, queueId: string): Promise<string[]>;
 }

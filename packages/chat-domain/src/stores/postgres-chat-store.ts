@@ -2,8 +2,10 @@ import type { Pool, PoolClient } from 'pg';
 import pg from 'pg';
 import type { Member, RoomListing } from '../model.js';
 import type { ChatStore } from '../ports/chat-store.js';
+import type { MeetingCoordination } from '../ports/meeting-coordination.js';
 import { roomColumns, throwConstraintViolation } from './constraint-violations.js';
 import { createPostgresFileQueries, type PostgresContext } from './postgres-file-queries.js';
+import { createPostgresMeetingCoordination } from './postgres-meeting-coordination.js';
 import { createPostgresMeetingQueries } from './postgres-meeting-queries.js';
 import { createPostgresMemberQueries, insertMemberRow, upsertSettings } from './postgres-member-queries.js';
 import { createPostgresMirrorListener, mirrorListenerApplicationName } from './postgres-mirror-listener.js';
@@ -50,8 +52,11 @@ export interface PostgresPoolStats {
   waiting: number;
 }
 
-/** A {@link ChatStore} on PostgreSQL, which also reports its connection pool. */
-export interface PostgresChatStore extends ChatStore {
+/**
+ * A {@link ChatStore} on PostgreSQL, which also reports its connection pool and coordinates the
+ * meetings of several API nodes ({@link MeetingCoordination}).
+ */
+export interface PostgresChatStore extends ChatStore, MeetingCoordination {
   /** The pool's connections now (the caller's pool when one was given). */
   poolStats(): PostgresPoolStats;
 }
@@ -109,6 +114,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ...createPostgresFileQueries(context),
     ...createPostgresMeetingQueries(context),
+    ...createPostgresMeetingCoordination(context),
     ...createPostgresMemberQueries(context),
     ...createPostgresMirrorOutbox(context),
     // A connection of its own, outside the pool, LISTENs while a mirror drains this store.

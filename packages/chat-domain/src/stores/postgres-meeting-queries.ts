@@ -11,6 +11,7 @@ import {
   participantsByMeeting,
 } from './meeting-rows.js';
 import type { PostgresContext } from './postgres-file-queries.js';
+import { checkMeetingFence } from './postgres-meeting-coordination.js';
 
 const prefixed = (prefix: string) => meetingColumns.replace(/(\w+)/g, `${prefix}.$1`);
 
@@ -34,7 +35,7 @@ function translateMeetingError(error: unknown, meetingId: string, roomId?: strin
 }
 
 /** Meeting queries of the PostgreSQL store. */
-export function createPostgresMeetingQueries({ pool, rows, transaction }: PostgresContext): MeetingStore {
+export function createPostgresMeetingQueries({ rows, transaction }: PostgresContext): MeetingStore {
   const meetings = async (text: string, values: unknown[]) =>
     (await rows<MeetingRow>(text, values)).map(meetingFromRow);
   const updateRoomLink = (client: PoolClient, meetingId: string, roomId: string) =>
@@ -87,8 +88,9 @@ export function createPostgresMeetingQueries({ pool, rows, transaction }: Postgr
         [now, limit],
       );
     },
-    async setMeetingStarted(meetingId, startedAt) {
+    async setMeetingStarted(meetingId, startedAt, fence) {
       return transaction(async (client) => {
+        await checkMeetingFence(client, meetingId, fence);
         const result = await client.query<MeetingRow>(
           `UPDATE chat_meetings SET active = $2, started_at = $3 WHERE id = $1 RETURNING ${meetingColumns}`,
           [meetingId, startedAt !== null, startedAt],
@@ -131,22 +133,25 @@ export function createPostgresMeetingQueries({ pool, rows, transaction }: Postgr
       );
       return row && participantFromRow(row);
     },
-    async putParticipant(meetingId, participant) {
+    async putParticipant(meetingId, participant, fence) {
       try {
-        await pool.query(
-          `INSERT INTO chat_meeting_participants (${participantColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        await transaction(async (client) => {
+          await checkMeetingFence(client, meetingId, fence);
+          await client.query(
+            `INSERT INTO chat_meeting_participants (${participantColumns}) VALUES ($1, $2, $3, $4, $5, $6, $7)
            ON CONFLICT (meeting_id, user_id) DO UPDATE SET queue_id = $3, audio_stream_enabled = $4,
              video_stream_enabled = $5, screen_stream_enabled = $6, joined_at = $7`,
-          [
-            meetingId,
-            participant.userId,
-            participant.queueId,
-            participant.audioStreamEnabled,
-            participant.videoStreamEnabled,
-            participant.screenStreamEnabled,
-            participant.joinedAt,
-          ],
-        );
+            [
+              meetingId,
+              participant.userId,
+              participant.queueId,
+              participant.audioStreamEnabled,
+              participant.videoStreamEnabled,
+              participant.screenStreamEnabled,
+              participant.joinedAt,
+            ],
+          );
+        });
       } catch (error) {
         translateMeetingError(error, meetingId);
       }
@@ -166,12 +171,15 @@ export function createPostgresMeetingQueries({ pool, rows, transaction }: Postgr
       );
       return row && participantFromRow(row);
     },
-    async deleteParticipant(meetingId, userId, queueId) {
-      const result = await pool.query(
-        'DELETE FROM chat_meeting_participants WHERE meeting_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR queue_id = $3)',
-        [meetingId, userId, queueId ?? null],
-      );
-      return (result.rowCount ?? 0) > 0;
+    async deleteParticipant(meetingId, userId, queueId, fence) {
+      return transaction(async (client) => {
+        await checkMeetingFence(client, meetingId, fence);
+        const result = await client.query(
+          'DELETE FROM chat_meeting_participants WHERE meeting_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR queue_id = $3)',
+          [meetingId, userId, queueId ?? null],
+        );
+        return (result.rowCount ?? 0) > 0;
+      });
     },
     async findMeetingsOfQueue(userId, queueId) {
       const found = await rows<{ meeting_id: string }>(

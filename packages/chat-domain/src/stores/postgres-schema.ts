@@ -160,6 +160,15 @@ END $$;
 CREATE TRIGGER chat_mirror_outbox_notify AFTER INSERT ON chat_mirror_outbox
   FOR EACH STATEMENT EXECUTE FUNCTION chat_mirror_notify();`,
   },
+  {
+    // Several API nodes: the media node a meeting lives on (its one home, null while it has none)
+    // and the fencing token of its lock, raised by every holder before it writes (see docs/scaling.md).
+    version: 7,
+    sql: `
+ALTER TABLE chat_meetings ADD COLUMN media_node_id text;
+ALTER TABLE chat_meetings ADD COLUMN fence bigint NOT NULL DEFAULT 0;
+CREATE INDEX chat_meetings_by_media_node ON chat_meetings (media_node_id) WHERE media_node_id IS NOT NULL;`,
+  },
 ];
 
 /**

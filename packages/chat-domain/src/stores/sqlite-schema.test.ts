@@ -11,7 +11,7 @@ describe('SQLite schema migrations', () => {
     database.prepare("INSERT INTO chat_room_members VALUES ('r1', 'u1', 1, 1), ('r1', 'u2', 0, 2)").run();
     migrateSqlite(database);
     const versions = database.prepare('SELECT version FROM chat_schema_migrations ORDER BY version').all();
-    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((version) => ({ version })));
+    expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9].map((version) => ({ version })));
     expect(database.prepare('SELECT user_id, owner FROM chat_room_members ORDER BY user_id').all()).toEqual([
       { user_id: 'u1', owner: 1 },
       { user_id: 'u2', owner: 0 },

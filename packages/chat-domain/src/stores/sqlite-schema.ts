@@ -205,6 +205,15 @@ CREATE TRIGGER chat_room_members_uncounted AFTER DELETE ON chat_room_members BEG
   UPDATE chat_user_room_counts SET rooms = rooms - 1 WHERE user_id = OLD.user_id;
 END;`,
   },
+  {
+    // The columns of PostgreSQL's version 7 (a meeting's media node and the fencing token of its
+    // lock), so the schemas stay alike; one process is the only home and lock holder, so nothing
+    // here reads or writes them.
+    version: 9,
+    sql: `
+ALTER TABLE chat_meetings ADD COLUMN media_node_id TEXT;
+ALTER TABLE chat_meetings ADD COLUMN fence INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /**

@@ -61,6 +61,7 @@ export async function createChatFeature(
     ...(config.chat.redisUrl
       ? {}
       : { hasQueue: (userId, queueId) => socket?.hasQueue(userId, queueId) ?? false }),
+    closeSessions: (code, reason) => socket?.closeSessions(code, reason),
   });
   // Without XMPP the store stops queueing room changes: nobody would apply them.
   const xmpp = config.chat.xmpp

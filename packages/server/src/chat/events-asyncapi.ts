@@ -100,7 +100,9 @@ ${eventsSocketLimits.heartbeatMs / 1000} s; a client that has not answered one b
 
 **Close codes.** 1001: the server is stopping. 1009: a client frame was larger than
 ${eventsSocketLimits.maxClientMessageBytes} bytes. 1011: the server could not subscribe the session to
-events. A session closed without a code (1006) missed the heartbeat or lost its connection; closing
+events. 4002 (\`node fenced, reconnect\`): this API node had been taken for dead by another (it was
+frozen or cut off), which ended the meetings joined from its sessions; reconnect (to any node) and
+join again. A session closed without a code (1006) missed the heartbeat or lost its connection; closing
 a session ends the meetings joined from its queue.`;
 
 const eventTypes = Object.keys(eventDescriptions) as ChatEventType[];

@@ -5,6 +5,7 @@ import {
   type Clock,
   createMeetingService,
   type EventBus,
+  hasMeetingCoordination,
   type MediaServer,
   type MeetingService,
 } from '@collab-suite/chat-domain';
@@ -14,6 +15,7 @@ import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
 import { pageSecurityHeaders } from '../http/page-security-headers.js';
 import type { FeatureMetric } from '../metrics/feature-metric.js';
+import type { ApiNodePresence } from './media/api-node-presence.js';
 import { meetingMediaForRoles } from './media/media-for-roles.js';
 import { createMeetingRoutes } from './meeting-routes.js';
 import { meetingsOpenApi } from './meetings-openapi.js';
@@ -49,7 +51,18 @@ export interface MeetingsPartOptions {
   media?: MediaServer;
   /** Whether a queue is open, when the events stay in this process. */
   hasQueue?: (userId: string, queueId: string) => boolean;
+  /**
+   * Closes every `/events` socket of this process with {@link NODE_FENCED_CLOSE_CODE}: called when
+   * this API node learns that another took it for dead and ended its sessions.
+   */
+  closeSessions?: (code: number, reason: string) => void;
 }
+
+/**
+ * The close code of `/events` sockets of an API node that another node took for dead (it was frozen
+ * or cut off): their meetings were left; the client reconnects (to any node) and joins again.
+ */
+export const NODE_FENCED_CLOSE_CODE = 4002;
 
 /** Where {@link MeetingsPart.pageRouter} serves the meeting page. */
 export const meetingPagePath = '/examples/meeting';
@@ -70,19 +83,42 @@ function meetingPageFolder(): string | undefined {
  */
 export async function createMeetingsPart(options: MeetingsPartOptions): Promise<MeetingsPart> {
   const { config, logger } = options;
-  const placed = await meetingMediaForRoles(config, logger, options.media);
+  const coordination =
+    config.cluster.roles.includes('media') || !hasMeetingCoordination(options.store)
+      ? undefined
+      : options.store;
+  const placed = await meetingMediaForRoles(config, logger, options.media, coordination);
   const { media } = placed;
+  let presence: ApiNodePresence | undefined;
   const service = createMeetingService({
     store: options.store,
     events: options.events,
     media,
     ...(placed.locks ? { locks: placed.locks } : {}),
+    // Several API nodes on PostgreSQL: writes under a meeting's lock carry its fencing token, and a
+    // node that may have been taken for dead does not act.
+    ...(placed.locks && coordination ? { fencing: true, admit: () => presence?.assertCurrent() } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     limits: { maxParticipants: config.meetings.maxParticipants },
     onBackgroundError: (error, during) =>
       logger.error({ err: error, during }, 'meeting background task failed'),
   });
-  const presence = placed.startPresence?.((userId, queueId) => service.queueClosed(userId, queueId));
+  presence = placed.startPresence?.(
+    (userId, queueId) => service.queueClosed(userId, queueId),
+    () => options.closeSessions?.(NODE_FENCED_CLOSE_CODE, 'node fenced, reconnect'),
+  );
+  const scoped = presence;
+  // A join carries the registration it came under: it may not land once this node fenced itself.
+  const routed: MeetingService = scoped
+    ? {
+        ...service,
+        joinMeeting: (actor, meetingId, queueId, body) =>
+          scoped.scope(async () => {
+            if (queueId !== undefined) scoped.assertSessionOpen(actor.userId, queueId.toLowerCase());
+            return service.joinMeeting(actor, meetingId, queueId, body);
+          }),
+      }
+    : service;
   if (config.meetings.stopActiveAtStart) {
     const stopped = await service.stopAllActive();
     if (stopped > 0) logger.info({ stopped }, 'stopped meetings left active by a previous run');
@@ -105,7 +141,10 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
   return {
     service,
     media,
-    router: createMeetingRoutes({ service, ...(options.hasQueue ? { hasQueue: options.hasQueue } : {}) }),
+    router: createMeetingRoutes({
+      service: routed,
+      ...(options.hasQueue ? { hasQueue: options.hasQueue } : {}),
+    }),
     pageRouter,
     openapi: meetingsOpenApi,
     metrics: placed.sfuStats ? sfuMetrics(() => placed.sfuStats?.() ?? Promise.resolve(undefined)) : [],

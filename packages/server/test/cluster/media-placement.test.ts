@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { chatErrorMapper } from '../../src/chat/error-status.js';
 import {
   type ClusterMediaServer,
+  type ClusterMediaServerOptions,
   createClusterMediaServer,
 } from '../../src/meetings/media/cluster-media-server.js';
 import { type MediaNode, startMediaNode } from '../../src/meetings/media/media-node.js';
@@ -34,7 +35,10 @@ function cluster() {
       opened.push(node);
       return node;
     },
-    async apiNode(apiNodeId: string): Promise<ClusterMediaServer> {
+    async apiNode(
+      apiNodeId: string,
+      coordination?: ClusterMediaServerOptions['coordination'],
+    ): Promise<ClusterMediaServer> {
       const media = await createClusterMediaServer({
         redisUrl,
         prefix,
@@ -42,6 +46,7 @@ function cluster() {
         iceServers: [],
         commandTimeoutMs: 5000,
         watchMs: 200,
+        ...(coordination ? { coordination } : {}),
         logger,
       });
       opened.push(media);
@@ -127,6 +132,65 @@ describe('placing meetings on media nodes', () => {
       expect(apis.map((api) => api.talkingParticipants('meeting-t'))).toEqual([['alice'], ['alice']]);
       expect(told).toEqual(['talking']);
     });
+    redis.disconnect();
+  });
+
+  it('a media node refuses a meeting another live node hosts, and the call goes to that node', async () => {
+    current = cluster();
+    const home = await current.mediaNode('media-home', 100);
+    const other = await current.mediaNode('media-other', 100);
+    const placer = await current.apiNode('api-1');
+    await placer.addParticipant('meeting-r', 'alice');
+    const holder = home.describe().meetings.length === 1 ? home : other;
+    const stranger = holder === home ? other : home;
+    // A database record naming the wrong node (as after a home wrongly taken for dead).
+    const homes = new Map([['meeting-r', stranger.id]]);
+    const coordination = {
+      meetingMediaNode: async (meetingId: string) => homes.get(meetingId),
+      async placeMeetingMedia(meetingId: string, nodeId: string, expected: string | null) {
+        if ((homes.get(meetingId) ?? null) === expected) homes.set(meetingId, nodeId);
+        return homes.get(meetingId);
+      },
+      async forgetMeetingMedia(meetingId: string, nodeId: string) {
+        if (homes.get(meetingId) === nodeId) homes.delete(meetingId);
+      },
+      listMediaHomes: async () => [...new Set(homes.values())],
+      listMeetingsOnMediaNode: async (nodeId: string) =>
+        [...homes].filter(([, home]) => home === nodeId).map(([meetingId]) => meetingId),
+    };
+    const api = await current.apiNode('api-2', coordination);
+    await api.addParticipant('meeting-r', 'bob');
+    expect(holder.describe().meetings).toEqual([{ meetingId: 'meeting-r', participants: 2 }]);
+    expect(stranger.describe().meetings).toEqual([]);
+    expect(homes.get('meeting-r')).toBe(holder.id);
+  });
+
+  it('a media node whose registration Redis lost announces its meetings again', async () => {
+    current = cluster();
+    const node = await current.mediaNode('media-a', 100);
+    const api = await current.apiNode('api-1');
+    await api.addParticipant('meeting-l', 'alice');
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${current.prefix}*`);
+    await redis.del(...keys);
+    await vi.waitFor(async () => {
+      expect(await redis.get(`${current?.prefix}meeting-media:meeting-l`)).toBe(node.id);
+      expect(await redis.smembers(`${current?.prefix}media-node:media-a:meetings`)).toEqual(['meeting-l']);
+      expect(await redis.smembers(`${current?.prefix}media-nodes`)).toEqual(['media-a']);
+    });
+    redis.disconnect();
+  });
+
+  it('a media node taken for dead closes the meetings it held', async () => {
+    current = cluster();
+    const node = await current.mediaNode('media-a', 100);
+    const api = await current.apiNode('api-1');
+    await api.addParticipant('meeting-d', 'alice');
+    expect(node.describe().meetings).toHaveLength(1);
+    const redis = new Redis(redisUrl);
+    await redis.set(`${current.prefix}media-node:media-a:buried`, 'api-1');
+    await vi.waitFor(() => expect(node.describe().meetings).toEqual([]));
+    expect(await redis.exists(`${current.prefix}media-node:media-a:buried`)).toBe(0);
     redis.disconnect();
   });
 });

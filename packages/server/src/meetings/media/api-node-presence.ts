@@ -1,6 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ChatError } from '@collab-suite/chat-domain';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ClusterKeys } from './cluster-keys.js';
+import { createRestartGrace } from './redis-restart-grace.js';
+
+/** Sessions closed by fencing that are remembered, to refuse joins from them. */
+const MAX_FENCED_SESSIONS = 10_000;
 
 /** Options of {@link startApiNodePresence}. */
 export interface ApiNodePresenceOptions {
@@ -9,9 +15,16 @@ export interface ApiNodePresenceOptions {
   nodeId: string;
   heartbeatMs: number;
   heartbeatTtlMs: number;
+  /** After Redis (re)connects, other nodes are given this long to register again before any is judged. */
+  graceMs: number;
   logger: Logger;
   /** Ends what a session of a dead API node left (its meeting participations). */
   sessionLost(userId: string, queueId: string): Promise<void>;
+  /**
+   * Told when this node learns that another took it for dead (and ended its sessions): it closes
+   * its `/events` sockets, so that their clients reconnect and join again.
+   */
+  fenced(): void;
 }
 
 /** An API node's presence in the cluster. */
@@ -20,6 +33,25 @@ export interface ApiNodePresence {
   sessionOpened(userId: string, queueId: string): void;
   /** Forgets a session that closed here. */
   sessionClosed(userId: string, queueId: string): void;
+  /**
+   * Runs `work` (a request) tied to the registration of now: it may not act once this node fenced
+   * itself, and the sockets are closed only once such work has settled (so that the meetings left
+   * by their closing include whatever it wrote).
+   */
+  scope<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Refuses a session this node closed when it fenced itself (its meetings were ended).
+   * @throws ChatError `invalid_input`
+   */
+  assertSessionOpen(userId: string, queueId: string): void;
+  /**
+   * Refuses to act when this node's registration may have expired (its last renewal is older than
+   * the expiry less one heartbeat, e.g. after a freeze) or changed since the current `scope` began.
+   * @throws ChatError `dependency_unavailable`
+   */
+  assertCurrent(): void;
+  /** Times this node fenced itself after being taken for dead. */
+  readonly fencings: number;
   /**
    * Stops the heartbeat and drops the registration, keeping the sessions: the next live node to look
    * ends them, as it would after a crash.
@@ -31,38 +63,86 @@ export interface ApiNodePresence {
  * Registers this API node in Redis with a heartbeat that expires, with the `/events` sessions
  * connected to it. An API node that dies cannot say that its sessions are gone: the first live node
  * to see its registration expired ends each of them (`sessionLost`), as if its socket had closed.
+ * Nobody is judged during a grace after Redis (re)connects; a node that finds its registration gone
+ * records its sessions again, and one that finds it was taken for dead fences itself (`fenced`).
  */
 export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePresence {
   const { redis, keys, nodeId, logger } = options;
   const queues = keys.apiNodeQueues(nodeId);
   const warn = (what: string) => (error: unknown) => logger.warn({ err: error }, what);
+  const sessions = new Set<string>();
+  const grace = createRestartGrace(redis, options.graceMs);
+  const epochs = new AsyncLocalStorage<number>();
+  const inFlight = new Set<Promise<unknown>>();
+  /** Sessions closed by fencing, most recent last; a few thousand at most. */
+  const fencedSessions = new Set<string>();
+  let epoch = 0;
+  let fencings = 0;
+  let renewedAt = Date.now();
   let closing = false;
 
-  const heartbeat = () =>
-    redis
+  const heartbeat = async () => {
+    const started = Date.now();
+    const results = await redis
       .multi()
+      .exists(keys.apiNode(nodeId))
+      .get(keys.apiNodeBuried(nodeId))
       .set(keys.apiNode(nodeId), new Date().toISOString(), 'PX', options.heartbeatTtlMs)
       .sadd(keys.apiNodes, nodeId)
       .exec();
+    if (results === null) throw new Error('the heartbeat transaction was discarded');
+    for (const [error] of results) if (error) throw error;
+    renewedAt = started;
+    if (results[1]?.[1] !== null) await fenceSelf();
+    else if (results[0]?.[1] === 0 && sessions.size > 0) {
+      logger.warn({ sessions: sessions.size }, 'registered again; recording the sessions connected here');
+      await redis.sadd(queues, ...sessions);
+    }
+  };
+
+  /** Another node took this one for dead and ended its sessions: close them here too, start anew. */
+  const fenceSelf = async () => {
+    epoch += 1;
+    fencings += 1;
+    logger.error(
+      { nodeId, sessions: sessions.size },
+      'this API node was taken for dead; closing its sessions',
+    );
+    const ended = [...sessions];
+    for (const session of ended) fencedSessions.add(session);
+    for (const session of fencedSessions) {
+      if (fencedSessions.size <= MAX_FENCED_SESSIONS) break;
+      fencedSessions.delete(session);
+    }
+    sessions.clear();
+    if (ended.length > 0) await redis.srem(queues, ...ended);
+    await redis.del(keys.apiNodeBuried(nodeId));
+    // Requests from before are refused under their lock or write first: their meetings are then left.
+    await Promise.allSettled([...inFlight]);
+    options.fenced();
+  };
 
   const bury = async (deadId: string) => {
     const won = await redis.set(keys.apiNodeBuried(deadId), nodeId, 'EX', 300, 'NX');
     if (won !== 'OK') return;
-    const sessions = await redis.smembers(keys.apiNodeQueues(deadId));
-    logger.error({ nodeId: deadId, sessions: sessions.length }, 'an API node stopped; ending its sessions');
-    for (const session of sessions) {
+    const lost = await redis.smembers(keys.apiNodeQueues(deadId));
+    logger.error({ nodeId: deadId, sessions: lost.length }, 'an API node stopped; ending its sessions');
+    for (const session of lost) {
       const [userId, queueId] = session.split(' ');
       if (userId && queueId)
         await options.sessionLost(userId, queueId).catch(warn('could not end a lost session'));
     }
-    await redis.multi().del(keys.apiNodeQueues(deadId)).srem(keys.apiNodes, deadId).exec();
+    // Only the sessions ended here: a node that comes back records its new ones meanwhile.
+    const forget = redis.multi().srem(keys.apiNodes, deadId);
+    if (lost.length > 0) forget.srem(keys.apiNodeQueues(deadId), ...lost);
+    await forget.exec();
   };
 
   const watch = async () => {
     await heartbeat();
     for (const otherId of await redis.smembers(keys.apiNodes)) {
       if (otherId === nodeId) continue;
-      if ((await redis.exists(keys.apiNode(otherId))) === 0) await bury(otherId);
+      if ((await redis.exists(keys.apiNode(otherId))) === 0 && grace.mayJudge()) await bury(otherId);
     }
   };
   void redis.del(keys.apiNodeBuried(nodeId)).then(heartbeat).catch(warn('could not register the API node'));
@@ -72,10 +152,45 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
 
   return {
     sessionOpened(userId, queueId) {
+      sessions.add(`${userId} ${queueId}`);
       redis.sadd(queues, `${userId} ${queueId}`).catch(warn('could not record a session'));
     },
     sessionClosed(userId, queueId) {
+      sessions.delete(`${userId} ${queueId}`);
       redis.srem(queues, `${userId} ${queueId}`).catch(warn('could not forget a session'));
+    },
+    scope(work) {
+      const running = epochs.run(epoch, work);
+      inFlight.add(running);
+      void running.then(
+        () => inFlight.delete(running),
+        () => inFlight.delete(running),
+      );
+      return running;
+    },
+    assertSessionOpen(userId, queueId) {
+      if (!fencedSessions.has(`${userId} ${queueId}`)) return;
+      throw new ChatError(
+        'invalid_input',
+        `invalid join: \`queue-id\` header: expected an open /events session but ${queueId} was closed when this node was fenced: reconnect`,
+      );
+    },
+    assertCurrent() {
+      const silentMs = Date.now() - renewedAt;
+      const since = epochs.getStore();
+      if (
+        silentMs <= options.heartbeatTtlMs - options.heartbeatMs &&
+        (since === undefined || since === epoch)
+      )
+        return;
+      throw new ChatError(
+        'dependency_unavailable',
+        `expected this API node to be registered in the cluster but ${since !== undefined && since !== epoch ? 'it was taken for dead since the request came' : `its registration was last renewed ${silentMs} ms ago`}: retry`,
+        { details: { retryAfterSeconds: 1 } },
+      );
+    },
+    get fencings() {
+      return fencings;
     },
     async close() {
       closing = true;

@@ -1,9 +1,15 @@
-import { ChatError, type IceServerConfig, type MediaServerEvent } from '@collab-suite/chat-domain';
+import {
+  ChatError,
+  type IceServerConfig,
+  type MediaServerEvent,
+  type MeetingCoordination,
+} from '@collab-suite/chat-domain';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
-import { createMediaPlacement, liveMediaNodes } from './media-placement.js';
+import { createMediaPlacement, liveMediaNodes, type MediaPlacementOptions } from './media-placement.js';
 import { failedReply, type MediaMethod, type MediaReply } from './media-protocol.js';
+import { createRestartGrace } from './redis-restart-grace.js';
 import { createRemoteMediaServer, type RemoteMediaServer } from './remote-media-server.js';
 
 /** Options of {@link createClusterMediaServer}. */
@@ -17,6 +23,18 @@ export interface ClusterMediaServerOptions {
   commandTimeoutMs: number;
   /** How often dead media nodes are looked for. */
   watchMs: number;
+  /**
+   * How long a media node missing from Redis is given to register again before it is taken for
+   * dead: after Redis (re)connects (a restart), and when the database names it as a meeting's home.
+   * @default 0
+   */
+  graceMs?: number;
+  /**
+   * Where each meeting's home is recorded (the PostgreSQL store); Redis then only caches it, and a
+   * home that died while Redis had lost its data is still found there.
+   */
+  coordination?: NonNullable<MediaPlacementOptions['coordination']> &
+    Pick<MeetingCoordination, 'listMediaHomes' | 'listMeetingsOnMediaNode'>;
   logger: Logger;
 }
 
@@ -25,6 +43,12 @@ export interface ClusterMediaServer extends RemoteMediaServer {
   /** The live media nodes and their last reported load. */
   mediaNodes(): Promise<MediaNodeInfo[]>;
 }
+
+/** Every this many watches, the homes the database names are compared with the nodes Redis knows. */
+const HOMES_EVERY_ROUNDS = 5;
+
+/** A command as the remote media server sends it. */
+type SentCommand = { id: number; method: MediaMethod; args: unknown[] };
 
 /** Methods that place a meeting that has no media node yet. */
 const placing: readonly MediaMethod[] = ['openMeeting', 'addParticipant'];
@@ -37,8 +61,9 @@ const idempotentWithoutMedia: readonly MediaMethod[] = [
 
 /**
  * The meeting port of an API node: each meeting's media lives on one media node, placed when the
- * meeting opens (least loaded live node with room) and recorded in Redis, so every API node routes
- * the meeting's calls to the same node. Commands go on the node's channel, replies come back on this
+ * meeting opens (least loaded live node with room) and recorded in the database (with `coordination`;
+ * Redis caches it), so every API node routes the meeting's calls to the same node, even after Redis
+ * lost its data. Commands go on the node's channel, replies come back on this
  * node's; a node whose registration expires is found dead by one API node, which stops its meetings
  * (a `media-lost` event) and forgets their placements.
  */
@@ -51,9 +76,18 @@ export async function createClusterMediaServer(
   const replies = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   const events = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   await Promise.all([redis.connect(), replies.connect(), events.connect()]);
-  const placement = createMediaPlacement(redis, keys);
-  /** Commands waiting for a reply: the node asked and the timer that gives up. */
-  const waiting = new Map<number, { nodeId: string; timer: NodeJS.Timeout }>();
+  const graceMs = options.graceMs ?? 0;
+  const placement = createMediaPlacement(redis, keys, {
+    ...(options.coordination ? { coordination: options.coordination } : {}),
+    homeGraceMs: graceMs,
+    pollMs: Math.max(20, Math.round(options.watchMs / 4)),
+  });
+  const restartGrace = createRestartGrace(redis, graceMs);
+  /** Commands waiting for a reply: the node asked, the command, and the timer that gives up. */
+  const waiting = new Map<
+    number,
+    { nodeId: string; command: SentCommand; rerouted: boolean; timer: NodeJS.Timeout }
+  >();
   let closed = false;
 
   const settle = (reply: MediaReply) => {
@@ -70,11 +104,11 @@ export async function createClusterMediaServer(
     }
   };
 
-  const route = async (command: { id: number; method: MediaMethod; args: unknown[] }) => {
+  const route = async (command: SentCommand, target?: string) => {
     const meetingId = String(command.args[0]);
-    const nodeId = placing.includes(command.method)
-      ? await placement.place(meetingId)
-      : await placement.find(meetingId);
+    const nodeId =
+      target ??
+      (placing.includes(command.method) ? await placement.place(meetingId) : await placement.find(meetingId));
     if (nodeId === undefined) {
       if (idempotentWithoutMedia.includes(command.method)) {
         settle({ id: command.id, ok: true, value: null });
@@ -96,7 +130,7 @@ export async function createClusterMediaServer(
         ),
       );
     }, options.commandTimeoutMs);
-    waiting.set(command.id, { nodeId, timer });
+    waiting.set(command.id, { nodeId, command, rerouted: target !== undefined, timer });
     const routed: RoutedMediaCommand = { replyTo: apiNodeId, command };
     const receivers = await redis.publish(keys.mediaCommands(nodeId), JSON.stringify(routed));
     if (receivers === 0) {
@@ -107,11 +141,36 @@ export async function createClusterMediaServer(
     if (command.method === 'closeMeeting') await placement.forget(meetingId, nodeId);
   };
 
+  /**
+   * A media node refused to create media for a meeting another live node hosts: the database is
+   * told that one is the home (if it still names the refusing node) and the command goes there, once.
+   */
+  const rerouteRefused = (reply: MediaReply) => {
+    const hostedOn = reply.ok ? undefined : reply.details?.hostedOn;
+    const entry = waiting.get(reply.id);
+    if (typeof hostedOn !== 'string' || entry === undefined || entry.rerouted) return false;
+    clearTimeout(entry.timer);
+    waiting.delete(reply.id);
+    const meetingId = String(entry.command.args[0]);
+    logger.warn(
+      { meetingId, refusedBy: entry.nodeId, hostedOn },
+      'a media node refused a meeting hosted elsewhere',
+    );
+    void (async () => {
+      await options.coordination?.placeMeetingMedia(meetingId, hostedOn, entry.nodeId);
+      await route(entry.command, hostedOn);
+    })().catch((error: unknown) => settle(failedReply(reply.id, error)));
+    return true;
+  };
+
   replies.on('message', (channel: string, text: string) => {
     try {
       if (channel === keys.mediaTalking)
         media.observe((JSON.parse(text) as { event: MediaServerEvent }).event);
-      else settle(JSON.parse(text) as MediaReply);
+      else {
+        const reply = JSON.parse(text) as MediaReply;
+        if (!rerouteRefused(reply)) settle(reply);
+      }
     } catch (error) {
       logger.warn({ err: error }, 'ignored a media message that is not JSON');
     }
@@ -134,15 +193,36 @@ export async function createClusterMediaServer(
     }
   };
 
+  /**
+   * Adds to the set of media nodes the homes the database names that Redis does not know (it lost
+   * them with its data): the watch then judges them like any other node.
+   */
+  const adoptRecordedHomes = async () => {
+    const homes = await options.coordination?.listMediaHomes();
+    if (homes === undefined || homes.length === 0 || !restartGrace.mayJudge()) return;
+    const known = new Set(await redis.smembers(keys.mediaNodes));
+    const unknown = homes.filter((nodeId) => !known.has(nodeId));
+    if (unknown.length > 0) await redis.sadd(keys.mediaNodes, ...unknown);
+  };
+  let rounds = 0;
+
   /** Finds media nodes whose registration expired; one API node stops each one's meetings. */
   const watch = async () => {
+    rounds += 1;
+    if (rounds % HOMES_EVERY_ROUNDS === 0) await adoptRecordedHomes();
     const ids = await redis.smembers(keys.mediaNodes);
     for (const nodeId of ids) {
       if (await placement.isLive(nodeId)) continue;
+      // Just after Redis came back, registrations are missing until each node's next heartbeat.
+      if (!restartGrace.mayJudge()) return;
       failWaitingOn(nodeId, 'the media node of this meeting stopped');
       const buried = await redis.set(keys.mediaNodeBuried(nodeId), apiNodeId, 'EX', 300, 'NX');
       if (buried !== 'OK') continue;
-      const meetingIds = await redis.smembers(keys.mediaNodeMeetings(nodeId));
+      // Redis keeps each node's meetings; when it lost them, the database still places them there.
+      let meetingIds = await redis.smembers(keys.mediaNodeMeetings(nodeId));
+      if (meetingIds.length === 0) {
+        meetingIds = (await options.coordination?.listMeetingsOnMediaNode(nodeId)) ?? [];
+      }
       for (const meetingId of meetingIds) await placement.forget(meetingId, nodeId);
       await redis.multi().del(keys.mediaNodeMeetings(nodeId)).srem(keys.mediaNodes, nodeId).exec();
       logger.error({ nodeId, meetings: meetingIds }, 'a media node stopped; stopping its meetings');

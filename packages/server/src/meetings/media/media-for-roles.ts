@@ -7,7 +7,7 @@ import type { HealthStatus } from '../../health/health-check.js';
 import { sfuOptions } from '../sfu-options.js';
 import { type ApiNodePresence, startApiNodePresence } from './api-node-presence.js';
 import { clusterKeys } from './cluster-keys.js';
-import { createClusterMediaServer } from './cluster-media-server.js';
+import { type ClusterMediaServerOptions, createClusterMediaServer } from './cluster-media-server.js';
 import { createRedisKeyedLock } from './redis-keyed-lock.js';
 import { createWorkerMediaServer } from './worker-media-server.js';
 
@@ -18,9 +18,13 @@ export interface MeetingMedia {
   locks?: KeyedLock;
   /**
    * For an API node among others: registers it with its `/events` sessions, so that another node
-   * ends them (`sessionLost`) if this one dies.
+   * ends them (`sessionLost`) if this one dies; `fenced` closes them when this node learns it was
+   * taken for dead.
    */
-  startPresence?(sessionLost: (userId: string, queueId: string) => Promise<void>): ApiNodePresence;
+  startPresence?(
+    sessionLost: (userId: string, queueId: string) => Promise<void>,
+    fenced: () => void,
+  ): ApiNodePresence;
   /** The SFU's sessions and traffic, when it runs in this process (on a worker thread). */
   sfuStats?(): Promise<SfuStats | undefined>;
   /** The health entry's status: where media runs and its load. */
@@ -30,6 +34,16 @@ export interface MeetingMedia {
 
 /** Commands a media node has not answered within this fail. */
 const COMMAND_TIMEOUT_MS = 10_000;
+/** ioredis's longest pause between two reconnection attempts: nodes see Redis back up to this late. */
+const RECONNECT_SPREAD_MS = 2000;
+
+/**
+ * How long a node missing from Redis is given to register again before it is judged dead, after
+ * Redis (re)connects: one expiry (five heartbeats) plus the spread of the nodes' reconnections.
+ */
+export function clusterGraceMs(heartbeatMs: number): number {
+  return heartbeatMs * 5 + RECONNECT_SPREAD_MS;
+}
 
 /**
  * Media for the process's roles: `api,media` runs the SFU on a worker thread of this process; `api`
@@ -40,6 +54,7 @@ export async function meetingMediaForRoles(
   config: ServerConfig,
   logger: Logger,
   override?: MediaServer,
+  coordination?: ClusterMediaServerOptions['coordination'],
 ): Promise<MeetingMedia> {
   const iceServers = config.meetings.iceServers;
   if (override !== undefined) {
@@ -78,22 +93,29 @@ export async function meetingMediaForRoles(
     iceServers,
     commandTimeoutMs: COMMAND_TIMEOUT_MS,
     watchMs: config.cluster.heartbeatMs,
+    graceMs: clusterGraceMs(config.cluster.heartbeatMs),
+    ...(coordination ? { coordination } : {}),
     logger,
   });
   const connection = new Redis(redisUrl);
   let presence: ApiNodePresence | undefined;
   return {
     media: cluster,
-    locks: createRedisKeyedLock(connection, keys),
-    startPresence(sessionLost) {
+    locks: createRedisKeyedLock(connection, keys, {
+      onLost: (meetingId) =>
+        logger.warn({ meetingId }, 'lost the lock of a meeting while holding it; its writes will be refused'),
+    }),
+    startPresence(sessionLost, fenced) {
       presence = startApiNodePresence({
         redis: connection,
         keys,
         nodeId: config.cluster.nodeId,
         heartbeatMs: config.cluster.heartbeatMs,
         heartbeatTtlMs: config.cluster.heartbeatMs * 5,
+        graceMs: clusterGraceMs(config.cluster.heartbeatMs),
         logger,
         sessionLost,
+        fenced,
       });
       return presence;
     },
@@ -109,6 +131,7 @@ export async function meetingMediaForRoles(
           mediaNodes: nodes.length,
           participants: nodes.reduce((sum, node) => sum + node.participants, 0),
           freeCapacity: free,
+          fencings: presence?.fencings ?? 0,
         },
       };
     },

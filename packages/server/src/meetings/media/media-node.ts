@@ -3,7 +3,11 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
 import { createMediaHost } from './media-host.js';
-import { isMediaCommand, type MediaHostLoad } from './media-protocol.js';
+import { reannounceMeetings, refusalToHost, renewMediaNode } from './media-node-registration.js';
+import { failedReply, isMediaCommand, type MediaCommand, type MediaHostLoad } from './media-protocol.js';
+
+/** Commands that create a meeting's media when the node does not hold it yet. */
+const creates = new Set(['openMeeting', 'addParticipant']);
 
 /** Commands after which the node reports its load at once rather than at the next heartbeat. */
 const changesLoad = new Set(['openMeeting', 'closeMeeting', 'addParticipant', 'removeParticipant']);
@@ -41,7 +45,9 @@ export interface MediaNode {
  * A media node: the SFU of the meetings API nodes place here. It registers in Redis with a heartbeat
  * that expires (id, address, capacity, load), takes commands on its own channel and publishes each
  * reply on the asking API node's channel; talking events go on a list that one API node takes each
- * item of.
+ * item of. It answers for what it hosts: it refuses to create media for a meeting another live node
+ * hosts, announces its meetings again when Redis lost its registration, and closes them when an API
+ * node took it for dead (their meetings were stopped).
  */
 export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNode> {
   const keys = clusterKeys(options.prefix);
@@ -65,6 +71,17 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
       .catch((error: unknown) => logger.warn({ err: error }, 'could not publish a media event'));
   });
 
+  let nextInternalId = -1;
+  const closeHosted = (meetingId: string) =>
+    host.run({ id: nextInternalId--, method: 'closeMeeting', args: [meetingId] });
+  /** Whether the command would create media for a meeting not held here, which another node hosts. */
+  const refusal = async (command: MediaCommand) => {
+    if (!creates.has(command.method)) return undefined;
+    const meetingId = String(command.args[0]);
+    if (host.load().meetings.some((meeting) => meeting.meetingId === meetingId)) return undefined;
+    return refusalToHost(redis, keys, nodeId, meetingId);
+  };
+
   const heartbeat = async () => {
     const load = host.load();
     const info: MediaNodeInfo = {
@@ -76,12 +93,27 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
       heartbeatAt: new Date().toISOString(),
     };
     try {
-      await redis
-        .multi()
-        .set(keys.mediaNode(nodeId), JSON.stringify(info), 'PX', options.heartbeatTtlMs)
-        .sadd(keys.mediaNodes, nodeId)
-        .exec();
+      const renewed = await renewMediaNode(redis, keys, info, options.heartbeatTtlMs);
       registered = true;
+      if (renewed.buried) {
+        // Taken for dead: its meetings were stopped, and their media must go too.
+        logger.error(
+          { nodeId, meetings: load.meetings.length },
+          'this media node was taken for dead; closing its meetings',
+        );
+        for (const meeting of load.meetings) await closeHosted(meeting.meetingId);
+      } else if (renewed.reregistered && load.meetings.length > 0) {
+        logger.warn(
+          { nodeId, meetings: load.meetings.length },
+          'registered again; announcing the meetings hosted here',
+        );
+        await reannounceMeetings(
+          redis,
+          keys,
+          nodeId,
+          load.meetings.map((meeting) => meeting.meetingId),
+        );
+      }
     } catch (error) {
       registered = false;
       logger.warn({ err: error }, 'the media node could not renew its registration');
@@ -97,7 +129,12 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
       return;
     }
     if (!isMediaCommand(routed.command) || typeof routed.replyTo !== 'string') return;
-    void host.run(routed.command).then(async (reply) => {
+    const command = routed.command;
+    const run = async () => {
+      const refused = await refusal(command).catch(() => undefined);
+      return refused === undefined ? host.run(command) : failedReply(command.id, refused);
+    };
+    void run().then(async (reply) => {
       // The new load first, so a placement made after this reply already sees it.
       if (changesLoad.has(routed.command.method)) await heartbeat();
       try {

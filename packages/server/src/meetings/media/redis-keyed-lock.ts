@@ -9,6 +9,8 @@ export interface RedisKeyedLockOptions {
   leaseMs?: number;
   /** Longest wait for a lock before the call fails with `dependency_failed`. @default 30000 */
   maxWaitMs?: number;
+  /** Told when a held lock could not be renewed because another holder has it, or nobody. */
+  onLost?(key: string): void;
 }
 
 /**
@@ -44,7 +46,14 @@ export function createRedisKeyedLock(
         const token = randomUUID();
         await acquire(key, token);
         const renew = setInterval(() => {
-          void redis.eval(EXTEND_IF_EQUAL, 1, keys.meetingLock(key), token, String(leaseMs)).catch(() => {});
+          redis
+            .eval(EXTEND_IF_EQUAL, 1, keys.meetingLock(key), token, String(leaseMs))
+            .then((extended) => {
+              // Lost (expired while this process was frozen, or Redis lost it): the work's writes
+              // carry a fencing token, which the database refuses once another holder claimed one.
+              if (extended === 0) options.onLost?.(key);
+            })
+            .catch(() => {});
         }, leaseMs / 3);
         try {
           return await task();
