@@ -102,6 +102,7 @@ const liveApi = () => apiNodes.filter((node) => node.child.exitCode === null && 
 const adminToken = hs256Token(secret, randomUUID(), { roles: ['admin'] });
 
 // ---------------------------------------------------------------- load: users, writes, events
+const failures = new Map();
 const counts = { acknowledged: 0, refused503: 0, otherFailures: 0, raised: 0, delivered: 0, resynced: 0 };
 const acknowledgedRooms = new Map(); // roomId -> members
 const expectedEvents = new Map(); // `${userId}/${roomId}` -> acknowledged at (ms)
@@ -182,7 +183,11 @@ async function writer() {
       for (const userId of members) expectedEvents.set(`${userId}/${answer.body.id}`, performance.now());
       counts.raised += members.length;
     } else if (answer.status === 503) counts.refused503 += 1;
-    else counts.otherFailures += 1;
+    else {
+      counts.otherFailures += 1;
+      const status = answer.status === 0 ? 'no answer (node down or frozen)' : String(answer.status);
+      failures.set(status, (failures.get(status) ?? 0) + 1);
+    }
     await sleep(answer.status === 503 ? 200 : 50);
   }
 }
@@ -199,7 +204,7 @@ async function startMeeting() {
   });
   const meeting = await call('POST', '/meetings', owner, { roomId: room.body.id, name: 'Chaos' });
   await call('POST', `/meetings/${meeting.body.id}/start`, owner);
-  meetings.push({ id: meeting.body.id, participants: [second, third], audio: new Map() });
+  meetings.push({ id: meeting.body.id, owner, participants: [second, third], audio: new Map() });
 }
 
 /** Keeps each participant joined with audio: rejoins after its socket was closed or it was dropped. */
@@ -224,6 +229,12 @@ async function keepJoined() {
             'queue-id': person.queueId,
           },
         );
+        if (joined.status === 409 && joined.body?.code === 'meeting_not_active') {
+          // Its media node died and the meeting was stopped: its owner starts it again.
+          meeting.restarts = (meeting.restarts ?? 0) + 1;
+          await call('POST', `/meetings/${meeting.id}/start`, meeting.owner);
+          continue;
+        }
         if (joined.status !== 200 && joined.status !== 409) continue;
         const client = new AudioTestClient();
         const offered = await call('PUT', `/meetings/${meeting.id}/audio/offer`, userId, {
@@ -392,14 +403,15 @@ console.log('\nchaos run:', minutes, 'minutes, seed', process.env.BENCH_CHAOS_SE
 console.log('faults applied:', applied.length, applied.join('; '));
 console.log(
   `writes: acknowledged ${counts.acknowledged}, present ${present.rowCount}, lost ${counts.acknowledged - present.rowCount}` +
-    ` (refused 503 ${counts.refused503}, other failures ${counts.otherFailures})`,
+    ` (refused 503 ${counts.refused503}, other failures ${counts.otherFailures}: ${[...failures].map(([status, count]) => `${status} ${count}`).join(', ')})`,
 );
 console.log(
   `events: raised ${counts.raised}, delivered ${counts.delivered}, resynced ${counts.resynced},` +
     ` lost silently ${counts.raised - counts.delivered - counts.resynced}`,
 );
 console.log(
-  `meetings: split ${split} (hosts seen for ${hosts.size} of ${meetings.length}), ghost participants ${ghosts}`,
+  `meetings: split ${split} (hosts seen for ${hosts.size} of ${meetings.length}), ghost participants ${ghosts},` +
+    ` restarted after their media node died ${meetings.reduce((sum, meeting) => sum + (meeting.restarts ?? 0), 0)}`,
 );
 console.log(
   `unplanned process deaths: ${unplannedDeaths.length}`,

@@ -97,7 +97,14 @@ export async function meetingMediaForRoles(
     ...(coordination ? { coordination } : {}),
     logger,
   });
-  const connection = new Redis(redisUrl);
+  // The meeting lock and the node's presence: while Redis is away a command fails after one
+  // reconnection attempt or CHAT_REDIS_TIMEOUT_MS, so a meeting call answers 503 promptly instead of
+  // waiting through ioredis's default twenty retries.
+  const connection = new Redis(redisUrl, {
+    commandTimeout: config.chat.redisTimeoutMs,
+    maxRetriesPerRequest: 1,
+  });
+  connection.on('error', (error: unknown) => logger.debug({ err: error }, 'cluster Redis connection error'));
   let presence: ApiNodePresence | undefined;
   return {
     media: cluster,
