@@ -73,6 +73,8 @@ async function startNode(name, roles) {
       MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
       DOCUMENT_CONVERTER: 'none',
       CHAT_ROOM_CREATIONS_PER_MINUTE: '100000',
+      // Twelve users are in tens of thousands of rooms by the end of a run.
+      CHAT_MAX_ROOMS_PER_USER: '100000000',
       LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -211,10 +213,17 @@ async function startMeeting() {
 async function keepJoined() {
   while (!stopping) {
     for (const meeting of meetings) {
+      // Who the server has in the meeting now: a stopped meeting or a dropped session is rejoined.
+      const state = await call('GET', `/meetings/${meeting.id}`, meeting.owner);
+      if (state.status !== 200) continue;
+      const inMeeting = new Set(
+        (state.body.participants ?? []).map((entry) => `${entry.userId} ${entry.queueId}`),
+      );
       for (const userId of meeting.participants) {
         const person = users.get(userId);
         const joinedQueue = meeting.audio.get(userId)?.queueId;
-        if (!person?.queueId || joinedQueue === person.queueId) continue;
+        if (!person?.queueId) continue;
+        if (joinedQueue === person.queueId && inMeeting.has(`${userId} ${person.queueId}`)) continue;
         meeting.audio
           .get(userId)
           ?.client.close()
@@ -386,6 +395,12 @@ for (const node of mediaNodes) {
   }
 }
 for (const [, nodes] of hosts) if (nodes.length > 1) split += 1;
+if (process.env.BENCH_CHAOS_DEBUG) {
+  const health = await fetch(`${mediaNodes[0].url}/health/`, {
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  console.log('media node health:', health.status, JSON.stringify(await health.json()).slice(0, 1500));
+}
 let ghosts = 0;
 for (const meeting of meetings) {
   const rows = await check.query(
