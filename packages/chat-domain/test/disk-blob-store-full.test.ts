@@ -1,35 +1,14 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDiskBlobStore } from '@collab-suite/chat-domain';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mountSmallDisk } from '../../../test-support/small-disk.js';
 
 /** CI (`CI=true`) can mount a tmpfs: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';
 
-/** A 1 MiB tmpfs, a real full disk; or why this machine cannot make one. */
-function mountSmallDisk():
-  | { directory: string; missing?: undefined }
-  | { directory?: undefined; missing: string } {
-  if (process.getuid?.() !== 0) return { missing: 'mounting a tmpfs needs root' };
-  const directory = mkdtempSync(join(tmpdir(), 'chat-blobs-full-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', directory], {
-    encoding: 'utf8',
-  });
-  if (mounted.status !== 0) {
-    rmSync(directory, { recursive: true, force: true });
-    return { missing: `mount -t tmpfs failed: ${mounted.stderr.trim() || mounted.error?.message}` };
-  }
-  return { directory };
-}
-
-const disk = mountSmallDisk();
-afterAll(() => {
-  if (!disk.directory) return;
-  spawnSync('umount', [disk.directory]);
-  rmSync(disk.directory, { recursive: true, force: true });
-});
+const disk = mountSmallDisk('1m');
+afterAll(() => disk.unmount());
 
 describe('disk blob store on a full disk (a 1 MiB tmpfs)', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(

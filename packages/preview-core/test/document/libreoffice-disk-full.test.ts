@@ -1,17 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  truncateSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fillDisk, mountSmallDisk } from '../../../../test-support/small-disk.js';
 import { createLibreOfficeConverter } from '../../src/document/libreoffice/libreoffice-converter.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { sampleDocument } from '../../src/testing/sample-documents.js';
@@ -19,41 +9,8 @@ import { sampleDocument } from '../../src/testing/sample-documents.js';
 /** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';
 
-/** A 64 MiB tmpfs for the pool's work folder (profile and jobs); or why none can be mounted. */
-function mountSmallDisk():
-  | { directory: string; missing?: undefined }
-  | { directory?: undefined; missing: string } {
-  if (process.getuid?.() !== 0) return { missing: 'mounting a tmpfs needs root' };
-  const directory = mkdtempSync(join(tmpdir(), 'preview-lo-full-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', directory], {
-    encoding: 'utf8',
-  });
-  if (mounted.status !== 0) {
-    rmSync(directory, { recursive: true, force: true });
-    return { missing: `mount -t tmpfs failed: ${mounted.stderr.trim() || mounted.error?.message}` };
-  }
-  return { directory };
-}
-
-/** Writes `file` until the disk refuses more (ENOSPC). */
-function fillDisk(file: string): void {
-  const descriptor = openSync(file, 'w');
-  const block = Buffer.alloc(256 * 1024, 1);
-  try {
-    for (;;) writeSync(descriptor, block);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
-const disk = mountSmallDisk();
-afterAll(() => {
-  if (!disk.directory) return;
-  spawnSync('umount', ['--lazy', disk.directory]);
-  rmSync(disk.directory, { recursive: true, force: true });
-});
+const disk = mountSmallDisk('64m');
+afterAll(() => disk.unmount());
 
 describe('LibreOffice pool on a full temporary disk', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(
@@ -65,7 +22,7 @@ describe('LibreOffice pool on a full temporary disk', () => {
       try {
         await converter.whenStarted();
         const filler = join(disk.directory, 'filler');
-        fillDisk(filler);
+        fillDisk(filler, 256 * 1024);
         const document = await sampleDocument('text.docx');
         const error = await converter
           .convert({ data: document, type: 'docx' })

@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fillDisk, mountSmallDisk } from '../../../../test-support/small-disk.js';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import { chatClientFor, onePixelPng, users } from '../chat/chat-test-support.js';
 import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
-import { fillDisk, mountSmallDisk } from '../support/small-disk.js';
 import { testJwtSecret } from '../support/test-server.js';
 import { chunkedUpload } from './lifecycle-support.js';
 

@@ -2,9 +2,9 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { pdfPageTexts, sampleDocument } from '@collab-suite/preview-core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fillDisk, mountSmallDisk } from '../../../../test-support/small-disk.js';
 import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
 import { bodyBytes, upload } from '../preview/preview-test-support.js';
-import { fillDisk, mountSmallDisk } from '../support/small-disk.js';
 
 /** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';

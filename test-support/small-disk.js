@@ -1,18 +1,18 @@
+// Shared by the packages' full-disk tests: plain JavaScript with a declaration file beside it, like
+// event-loop-ticks.js, so each package's type check reads its types without taking it as a source.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-/** A mounted tmpfs of a fixed size: a disk that really fills up. */
-export type SmallDisk =
-  | { directory: string; missing?: undefined; unmount(): void }
-  | { directory?: undefined; missing: string; unmount(): void };
-
 /**
- * Mounts a tmpfs of `size` (`mount -t tmpfs -o size=2m`) on a new temporary folder; needs root.
- * When it cannot, `missing` says why. Call `unmount()` in `afterAll`.
+ * Mounts a tmpfs of `size` (`mount -t tmpfs -o size=2m`) on a new temporary folder: a disk that
+ * really fills up. Needs root; when it cannot, `missing` says why. Call `unmount()` in `afterAll`.
+ *
+ * @param {string} size
+ * @returns {import('./small-disk.js').SmallDisk}
  */
-export function mountSmallDisk(size: string): SmallDisk {
+export function mountSmallDisk(size) {
   if (process.getuid?.() !== 0) return { missing: 'mounting a tmpfs needs root', unmount() {} };
   const directory = mkdtempSync(path.join(tmpdir(), 'collab-small-disk-'));
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', directory], {
@@ -32,14 +32,20 @@ export function mountSmallDisk(size: string): SmallDisk {
   };
 }
 
-/** Writes `file` until the disk refuses more (ENOSPC): every free block is then taken. */
-export function fillDisk(file: string): void {
+/**
+ * Writes `file` in blocks of `blockBytes` until the disk refuses more (ENOSPC): every free block is
+ * then taken.
+ *
+ * @param {string} file
+ * @param {number} [blockBytes]
+ */
+export function fillDisk(file, blockBytes = 4096) {
   const descriptor = openSync(file, 'w');
-  const block = Buffer.alloc(4096, 1);
+  const block = Buffer.alloc(blockBytes, 1);
   try {
     for (;;) writeSync(descriptor, block);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    if (/** @type {NodeJS.ErrnoException} */ (error).code !== 'ENOSPC') throw error;
   } finally {
     closeSync(descriptor);
   }
