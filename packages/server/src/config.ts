@@ -74,17 +74,24 @@ const xmppDomain = z
     message: 'expected a lower-case domain name like chat.example.com',
   });
 
-const addressList = optionalText.pipe(
-  z
-    .string()
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter((entry) => entry !== ''),
-    )
-    .pipe(z.array(z.union([z.ipv4(), z.ipv6()], { message: 'expected comma-separated IP addresses' })))
-    .optional(),
+/** A comma-separated variable: its trimmed, non-empty entries checked by `list`; unset stays undefined. */
+function commaList<Output>(list: z.ZodType<Output, string[]>) {
+  return optionalText.pipe(
+    z
+      .string()
+      .transform((value) =>
+        value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== ''),
+      )
+      .pipe(list)
+      .optional(),
+  );
+}
+
+const addressList = commaList(
+  z.array(z.union([z.ipv4(), z.ipv6()], { message: 'expected comma-separated IP addresses' })),
 );
 
 /**
@@ -275,21 +282,10 @@ export const environmentSchema = z.object({
    * STUN server the SFU itself asks for its public address, as `stun:host:port` (at most one); unset,
    * the media process contacts no outside server. Separate from MEETING_ICE_SERVERS (for clients).
    */
-  MEETING_SFU_STUN_SERVERS: optionalText.pipe(
+  MEETING_SFU_STUN_SERVERS: commaList(
     z
-      .string()
-      .transform((value) =>
-        value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry !== ''),
-      )
-      .pipe(
-        z
-          .array(z.string().regex(/^stun:[^\s/]+$/, 'expected a stun:host:port URL'))
-          .max(1, 'expected at most one STUN server (the SFU asks only one)'),
-      )
-      .optional(),
+      .array(z.string().regex(/^stun:[^\s/]+$/, 'expected a stun:host:port URL'))
+      .max(1, 'expected at most one STUN server (the SFU asks only one)'),
   ),
   /** Most participants of one meeting (each costs a decode in the audio mix and a stream per watcher). */
   MEETING_MAX_PARTICIPANTS: integer(1).default(100),
@@ -368,26 +364,15 @@ export const environmentSchema = z.object({
    * Origins (`https://app.example.com`), comma-separated, whose pages may make requests authenticated
    * by the ZM_AUTH_TOKEN cookie besides PUBLIC_URL (or, without it, the server's own origin).
    */
-  ALLOWED_ORIGINS: optionalText.pipe(
-    z
-      .string()
-      .transform((value) =>
-        value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry !== ''),
-      )
-      .pipe(
-        z.array(
-          z
-            .string()
-            .refine(isOrigin, {
-              message: 'expected origins like https://app.example.com (scheme, host and port only)',
-            })
-            .transform((entry) => new URL(entry).origin),
-        ),
-      )
-      .optional(),
+  ALLOWED_ORIGINS: commaList(
+    z.array(
+      z
+        .string()
+        .refine(isOrigin, {
+          message: 'expected origins like https://app.example.com (scheme, host and port only)',
+        })
+        .transform((entry) => new URL(entry).origin),
+    ),
   ),
   /**
    * Which proxies in front are trusted to name the client (X-Forwarded-For), as Express reads it:
