@@ -75,6 +75,13 @@ export async function createClusterMediaServer(
   const redis = new Redis(options.redisUrl, { lazyConnect: true });
   const replies = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   const events = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  // ioredis reconnects by itself; without a listener each failed attempt would print an
+  // "Unhandled error event" to stderr for the whole outage.
+  for (const connection of [redis, replies, events]) {
+    connection.on('error', (error: unknown) =>
+      logger.debug({ err: error }, 'cluster Redis connection error'),
+    );
+  }
   await Promise.all([redis.connect(), replies.connect(), events.connect()]);
   const graceMs = options.graceMs ?? 0;
   const placement = createMediaPlacement(redis, keys, {

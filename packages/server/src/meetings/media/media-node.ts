@@ -54,6 +54,13 @@ export async function startMediaNode(options: MediaNodeOptions): Promise<MediaNo
   const { logger, nodeId } = options;
   const commands = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   const redis = new Redis(options.redisUrl, { lazyConnect: true });
+  // ioredis reconnects by itself; without a listener each failed attempt would print an
+  // "Unhandled error event" to stderr for the whole outage.
+  for (const connection of [commands, redis]) {
+    connection.on('error', (error: unknown) =>
+      logger.debug({ err: error }, 'media node Redis connection error'),
+    );
+  }
   await Promise.all([commands.connect(), redis.connect()]);
   // A node that comes back under the same id may be found dead again later.
   await redis.del(keys.mediaNodeBuried(nodeId));
