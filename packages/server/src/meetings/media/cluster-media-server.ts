@@ -6,6 +6,7 @@ import {
 } from '@collab-suite/chat-domain';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { isRedisUnavailableError } from '../../http/redis-unavailable.js';
 import { clusterKeys, type MediaNodeInfo, type RoutedMediaCommand } from './cluster-keys.js';
 import { createMediaPlacement, liveMediaNodes, type MediaPlacementOptions } from './media-placement.js';
 import { failedReply, type MediaMethod, type MediaReply } from './media-protocol.js';
@@ -21,6 +22,12 @@ export interface ClusterMediaServerOptions {
   iceServers: IceServerConfig[];
   /** A command a media node has not answered within this fails with `media_failed`. */
   commandTimeoutMs: number;
+  /**
+   * A Redis command of the placement (reads, placements, publishing a command) not answered within
+   * this, or failing after one reconnection attempt, fails the call with `dependency_unavailable`
+   * (503) instead of waiting through ioredis's twenty retries. @default 2000
+   */
+  redisTimeoutMs?: number;
   /** How often dead media nodes are looked for. */
   watchMs: number;
   /**
@@ -42,6 +49,21 @@ export interface ClusterMediaServerOptions {
 export interface ClusterMediaServer extends RemoteMediaServer {
   /** The live media nodes and their last reported load. */
   mediaNodes(): Promise<MediaNodeInfo[]>;
+}
+
+/** The bound on one placement command when `redisTimeoutMs` is not given. */
+const DEFAULT_REDIS_TIMEOUT_MS = 2000;
+/** Seconds a caller is told to wait when Redis failed a placement command. */
+const REDIS_RETRY_AFTER_SECONDS = 2;
+
+/** `error` as `dependency_unavailable` when it is ioredis saying Redis is away, else unchanged. */
+function redisUnavailableAsChatError(error: unknown): unknown {
+  if (!isRedisUnavailableError(error)) return error;
+  return new ChatError(
+    'dependency_unavailable',
+    `expected Redis to place the meeting's media but it is unavailable; retry in ${REDIS_RETRY_AFTER_SECONDS} s`,
+    { details: { retryAfterSeconds: REDIS_RETRY_AFTER_SECONDS } },
+  );
 }
 
 /** Every this many watches, the homes the database names are compared with the nodes Redis knows. */
@@ -72,7 +94,13 @@ export async function createClusterMediaServer(
 ): Promise<ClusterMediaServer> {
   const keys = clusterKeys(options.prefix);
   const { logger, apiNodeId } = options;
-  const redis = new Redis(options.redisUrl, { lazyConnect: true });
+  // Placement, registrations and commands: bounded like the meeting lock's connection, so a call
+  // answers 503 promptly while Redis is away. Replies and events are subscriptions that wait.
+  const redis = new Redis(options.redisUrl, {
+    lazyConnect: true,
+    commandTimeout: options.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS,
+    maxRetriesPerRequest: 1,
+  });
   const replies = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   const events = new Redis(options.redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   // ioredis reconnects by itself; without a listener each failed attempt would print an
@@ -166,7 +194,7 @@ export async function createClusterMediaServer(
     void (async () => {
       await options.coordination?.placeMeetingMedia(meetingId, hostedOn, entry.nodeId);
       await route(entry.command, hostedOn);
-    })().catch((error: unknown) => settle(failedReply(reply.id, error)));
+    })().catch((error: unknown) => settle(failedReply(reply.id, redisUnavailableAsChatError(error))));
     return true;
   };
 
@@ -249,7 +277,9 @@ export async function createClusterMediaServer(
     iceServers: options.iceServers,
     link: {
       send(command) {
-        route(command).catch((error: unknown) => settle(failedReply(command.id, error)));
+        route(command).catch((error: unknown) =>
+          settle(failedReply(command.id, redisUnavailableAsChatError(error))),
+        );
       },
       async close() {
         closed = true;

@@ -92,6 +92,7 @@ export async function meetingMediaForRoles(
     apiNodeId: config.cluster.nodeId,
     iceServers,
     commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    redisTimeoutMs: config.chat.redisTimeoutMs,
     watchMs: config.cluster.heartbeatMs,
     graceMs: clusterGraceMs(config.cluster.heartbeatMs),
     ...(coordination ? { coordination } : {}),
