@@ -31,6 +31,12 @@ export interface MeetingContext extends ResolvedMeetingServiceOptions {
    * `fencing`), once `admit` let it; pass the token to the store's writes.
    */
   locked<T>(meetingId: string, task: (fence: number | undefined) => Promise<T>): Promise<T>;
+  /**
+   * Throws when the lock whose token is `fence` passed to another holder since (nothing to check
+   * without a token): before an action the database cannot refuse, like closing media.
+   * @throws ChatError `dependency_unavailable`
+   */
+  requireFence(meetingId: string, fence: number | undefined): Promise<void>;
   /** @throws ChatError `meeting_not_found`, `not_a_member` */
   meetingAsMember(actor: Actor, meetingId: string): Promise<MeetingAccess>;
   /** @throws ChatError `room_not_found`, `not_a_member` */
@@ -72,6 +78,9 @@ export function createMeetingContext(options: ResolvedMeetingServiceOptions): Me
         options.admit();
         return task(fence);
       });
+    },
+    async requireFence(meetingId, fence) {
+      if (fence !== undefined) await coordination?.requireMeetingFence(meetingId, fence);
     },
     async meetingAsMember(actor, rawMeetingId) {
       const meetingId = parseId(rawMeetingId, 'meeting_not_found', 'meeting');

@@ -47,13 +47,19 @@ export function createMeetingLifecycle(context: MeetingContext) {
     }
   }
 
-  /** Deletes a meeting, closing its media, and tells the room. Call under the meeting's lock. */
-  async function deleteNow(meeting: MeetingRecord): Promise<void> {
+  /**
+   * Deletes a meeting, closing its media, and tells the room. Call under the meeting's lock, with
+   * its fencing token.
+   */
+  async function deleteNow(meeting: MeetingRecord, fence: number | undefined): Promise<void> {
+    // The media goes first (its node is found from the meeting's record), unless the lock passed
+    // to another node meanwhile; the delete itself is fenced too.
+    await context.requireFence(meeting.id, fence);
     await context.background(`closing the media of meeting ${meeting.id}`, () =>
       media.closeMeeting(meeting.id),
     );
     const recipients = await context.roomMembers(meeting.roomId);
-    if (!(await store.deleteMeeting(meeting.id))) return;
+    if (!(await store.deleteMeeting(meeting.id, fence))) return;
     await context.notify(recipients, { type: 'MEETING_DELETED', meetingId: meeting.id });
   }
 
@@ -140,7 +146,7 @@ export function createMeetingLifecycle(context: MeetingContext) {
 
   async function deleteMeeting(actor: Actor, meetingId: string): Promise<void> {
     const { meeting } = await context.meetingAsMember(actor, meetingId);
-    await context.locked(meeting.id, () => deleteNow(meeting));
+    await context.locked(meeting.id, (fence) => deleteNow(meeting, fence));
   }
 
   async function removeExpiredMeetings(): Promise<number> {
@@ -148,10 +154,10 @@ export function createMeetingLifecycle(context: MeetingContext) {
     for (;;) {
       const expired = await store.listExpiredMeetings(clock.now(), context.limits.expiredBatch);
       for (const meeting of expired) {
-        await context.locked(meeting.id, async () => {
+        await context.locked(meeting.id, async (fence) => {
           const current = await store.getMeeting(meeting.id);
           if (current === undefined || current.active || !isExpired(current, clock.now())) return;
-          await deleteNow(current);
+          await deleteNow(current, fence);
           removed += 1;
         });
       }

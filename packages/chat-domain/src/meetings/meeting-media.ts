@@ -22,6 +22,20 @@ export function createMeetingMedia(context: MeetingContext) {
     return { meeting, participant: await context.requireParticipant(meeting, actor.userId) };
   }
 
+  /**
+   * Records a stream switch the media already made; when the write fails (PostgreSQL away, or the
+   * lock passed to another node: an older fencing token), the media is switched back, so it keeps
+   * agreeing with the recorded flags, and the error goes to the caller.
+   */
+  async function writeOrUndo(write: () => Promise<unknown>, undoing: string, undo: () => Promise<unknown>) {
+    try {
+      await write();
+    } catch (error) {
+      await context.background(undoing, undo);
+      throw error;
+    }
+  }
+
   async function offerAudio(actor: Actor, meetingId: string, body: unknown): Promise<void> {
     const { meeting, participant } = await asParticipant(actor, meetingId);
     const { sdp } = parseInput(sessionDescriptionSchema, body, 'audio offer');
@@ -40,15 +54,23 @@ export function createMeetingMedia(context: MeetingContext) {
     const { meeting, caller } = await context.meetingAsMember(actor, meetingId);
     const settings = parseInput(audioStreamSettingsSchema, body, 'audio settings');
     const target = audioTarget(caller, settings);
-    await context.locks.run(meeting.id, async () => {
+    await context.locked(meeting.id, async (fence) => {
       const participant = await context.requireParticipant(meeting, target.userId);
       if (participant.audioStreamEnabled === settings.enabled) return;
       await context.mediaCall('switch the audio', () =>
         media.setAudioEnabled(meeting.id, target.userId, settings.enabled),
       );
-      await store.updateParticipantStreams(meeting.id, target.userId, {
-        audioStreamEnabled: settings.enabled,
-      });
+      await writeOrUndo(
+        () =>
+          store.updateParticipantStreams(
+            meeting.id,
+            target.userId,
+            { audioStreamEnabled: settings.enabled },
+            fence,
+          ),
+        'setting the audio back',
+        () => media.setAudioEnabled(meeting.id, target.userId, !settings.enabled),
+      );
       await context.notify(await context.participants(meeting.id), {
         type: 'MEETING_AUDIO_STREAM_CHANGED',
         meetingId: meeting.id,
@@ -76,7 +98,7 @@ export function createMeetingMedia(context: MeetingContext) {
         sdp: answer,
       });
     }
-    await context.locks.run(meeting.id, async () => {
+    await context.locked(meeting.id, async (fence) => {
       const current = await context.requireParticipant(meeting, actor.userId);
       if (current[streamFlag(settings.type)] === settings.enabled) return;
       if (!settings.enabled) {
@@ -84,9 +106,20 @@ export function createMeetingMedia(context: MeetingContext) {
           media.setStreamEnabled(meeting.id, actor.userId, settings.type, false),
         );
       }
-      await store.updateParticipantStreams(meeting.id, actor.userId, {
-        [streamFlag(settings.type)]: settings.enabled,
-      });
+      await writeOrUndo(
+        () =>
+          store.updateParticipantStreams(
+            meeting.id,
+            actor.userId,
+            { [streamFlag(settings.type)]: settings.enabled },
+            fence,
+          ),
+        `enabling the ${settings.type} again`,
+        // Enabling switched no media under the lock (publishing did, before it).
+        async () => {
+          if (!settings.enabled) await media.setStreamEnabled(meeting.id, actor.userId, settings.type, true);
+        },
+      );
       await context.notify(await context.participants(meeting.id), {
         type: 'MEETING_MEDIA_STREAM_CHANGED',
         meetingId: meeting.id,

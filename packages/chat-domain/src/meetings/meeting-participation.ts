@@ -10,7 +10,7 @@ import { isExpired, planJoin } from './meeting-rules.js';
 /** What participation needs of the lifecycle. */
 export interface LifecycleInternals {
   stopNow(meeting: MeetingRecord, reason?: undefined, fence?: number): Promise<MeetingRecord>;
-  deleteNow(meeting: MeetingRecord): Promise<void>;
+  deleteNow(meeting: MeetingRecord, fence: number | undefined): Promise<void>;
 }
 
 /** Joining and leaving: by request, by a closed `/events` session, by leaving the room. */
@@ -42,7 +42,7 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
       undefined,
       fence,
     );
-    if (isExpired(stopped, clock.now())) await lifecycle.deleteNow(stopped);
+    if (isExpired(stopped, clock.now())) await lifecycle.deleteNow(stopped, fence);
   }
 
   async function joinMeeting(
@@ -150,7 +150,8 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
   const roomObserver: RoomObserver = {
     async roomDeleting(roomId) {
       const meeting = await store.getMeetingOfRoom(roomId);
-      if (meeting !== undefined) await context.locked(meeting.id, () => lifecycle.deleteNow(meeting));
+      if (meeting !== undefined)
+        await context.locked(meeting.id, (fence) => lifecycle.deleteNow(meeting, fence));
     },
     async memberRemoved(roomId, userId) {
       const meeting = await store.getMeetingOfRoom(roomId);

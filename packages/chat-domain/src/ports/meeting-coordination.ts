@@ -23,6 +23,13 @@ export interface MeetingCoordination {
    * it; undefined when the meeting does not exist. A write carrying an older token is refused.
    */
   claimMeetingFence(meetingId: string): Promise<number | undefined>;
+  /**
+   * Throws when a token newer than `fence` was issued for the meeting since: the lock passed to
+   * another holder, who may have acted. For an action that does not land in the database (closing
+   * a meeting's media) made before a fenced write.
+   * @throws ChatError `dependency_unavailable`
+   */
+  requireMeetingFence(meetingId: string, fence: number): Promise<void>;
 }
 
 /** True when `store` also implements {@link MeetingCoordination} (the PostgreSQL store does). */

@@ -32,8 +32,12 @@ export interface MeetingStore {
     startedAt: Date | null,
     fence?: number,
   ): Promise<MeetingRecord | undefined>;
-  /** Deletes a meeting and its participants and unlinks its room; false if absent. */
-  deleteMeeting(meetingId: string): Promise<boolean>;
+  /**
+   * Deletes a meeting and its participants and unlinks its room; false if absent.
+   * `fence`: see {@link MeetingStore.putParticipant}.
+   * @throws ChatError `dependency_unavailable` (an older fence)
+   */
+  deleteMeeting(meetingId: string, fence?: number): Promise<boolean>;
 
   /** Participants in the order they joined (then by user id). */
   listParticipants(meetingId: string): Promise<ParticipantRecord[]>;
@@ -47,11 +51,16 @@ export interface MeetingStore {
    * @throws ChatError `meeting_not_found`, `dependency_unavailable` (an older fence)
    */
   putParticipant(meetingId: string, participant: ParticipantRecord, fence?: number): Promise<void>;
-  /** Changes stream flags; returns the updated participant or undefined when absent. */
+  /**
+   * Changes stream flags; returns the updated participant or undefined when absent.
+   * `fence`: see {@link MeetingStore.putParticipant}.
+   * @throws ChatError `dependency_unavailable` (an older fence)
+   */
   updateParticipantStreams(
     meetingId: string,
     userId: string,
     changes: ParticipantStreamChanges,
+    fence?: number,
   ): Promise<ParticipantRecord | undefined>;
   /**
    * Removes a participant, only if it joined from `queueId` when given; false if nothing was removed.

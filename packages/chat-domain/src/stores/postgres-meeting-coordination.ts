@@ -52,6 +52,13 @@ export function createPostgresMeetingCoordination({ rows }: PostgresContext): Me
       );
       return row === undefined ? undefined : Number(row.fence);
     },
+    async requireMeetingFence(meetingId, fence) {
+      const [row] = await rows<{ fence: string }>('SELECT fence FROM chat_meetings WHERE id = $1', [
+        meetingId,
+      ]);
+      if (row !== undefined && Number(row.fence) !== fence)
+        throw fenceRefused(meetingId, fence, Number(row.fence));
+    },
   };
 }
 

@@ -103,8 +103,9 @@ export function createPostgresMeetingQueries({ rows, transaction }: PostgresCont
         return meetingFromRow(row);
       });
     },
-    async deleteMeeting(meetingId) {
+    async deleteMeeting(meetingId, fence) {
       return transaction(async (client) => {
+        await checkMeetingFence(client, meetingId, fence);
         await client.query('UPDATE chat_rooms SET meeting_id = NULL WHERE meeting_id = $1', [meetingId]);
         const result = await client.query('DELETE FROM chat_meetings WHERE id = $1', [meetingId]);
         return (result.rowCount ?? 0) > 0;
@@ -156,20 +157,24 @@ export function createPostgresMeetingQueries({ rows, transaction }: PostgresCont
         translateMeetingError(error, meetingId);
       }
     },
-    async updateParticipantStreams(meetingId, userId, changes) {
-      const [row] = await rows<ParticipantRow>(
-        `UPDATE chat_meeting_participants SET audio_stream_enabled = COALESCE($3, audio_stream_enabled),
-           video_stream_enabled = COALESCE($4, video_stream_enabled), screen_stream_enabled = COALESCE($5, screen_stream_enabled)
-         WHERE meeting_id = $1 AND user_id = $2 RETURNING ${participantColumns}`,
-        [
-          meetingId,
-          userId,
-          changes.audioStreamEnabled ?? null,
-          changes.videoStreamEnabled ?? null,
-          changes.screenStreamEnabled ?? null,
-        ],
-      );
-      return row && participantFromRow(row);
+    async updateParticipantStreams(meetingId, userId, changes, fence) {
+      return transaction(async (client) => {
+        await checkMeetingFence(client, meetingId, fence);
+        const result = await client.query<ParticipantRow>(
+          `UPDATE chat_meeting_participants SET audio_stream_enabled = COALESCE($3, audio_stream_enabled),
+             video_stream_enabled = COALESCE($4, video_stream_enabled), screen_stream_enabled = COALESCE($5, screen_stream_enabled)
+           WHERE meeting_id = $1 AND user_id = $2 RETURNING ${participantColumns}`,
+          [
+            meetingId,
+            userId,
+            changes.audioStreamEnabled ?? null,
+            changes.videoStreamEnabled ?? null,
+            changes.screenStreamEnabled ?? null,
+          ],
+        );
+        const row = result.rows[0];
+        return row && participantFromRow(row);
+      });
     },
     async deleteParticipant(meetingId, userId, queueId, fence) {
       return transaction(async (client) => {
