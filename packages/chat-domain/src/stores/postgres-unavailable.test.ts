@@ -109,6 +109,9 @@ describe('guardPostgresAvailability', () => {
       invalid: async () => {
         throw serverError('22P02');
       },
+      full: async () => {
+        throw serverError('53100');
+      },
     });
     expect(guarded.limit).toBe(3);
     expect(guarded.count()).toBe(7);
@@ -116,5 +119,10 @@ describe('guardPostgresAvailability', () => {
     await expect(guarded.lost()).rejects.toMatchObject({ code: 'dependency_unavailable' });
     expect(() => guarded.refused()).toThrow(expect.objectContaining({ code: 'dependency_unavailable' }));
     await expect(guarded.invalid()).rejects.toMatchObject({ code: '22P02' });
+    await expect(guarded.full()).rejects.toMatchObject({
+      code: 'storage_full',
+      message: 'expected PostgreSQL to carry out full of the chat store but its disk is full: nothing was changed',
+      cause: { code: '53100' },
+    });
   });
 });

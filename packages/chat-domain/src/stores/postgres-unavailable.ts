@@ -77,9 +77,36 @@ export function asPostgresUnavailable(error: unknown, doing: string): unknown {
   });
 }
 
+/** Whether `error` (or one of its causes) is PostgreSQL's SQLSTATE 53100, disk_full. */
+function isPostgresDiskFull(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  if ((error as { code?: unknown }).code === '53100') return true;
+  return isPostgresDiskFull((error as { cause?: unknown }).cause, depth + 1);
+}
+
+/**
+ * `error` as the ChatError `storage_full` when PostgreSQL's disk is full (SQLSTATE 53100: a table,
+ * index or temporary file could not grow); the statement's transaction was rolled back, so nothing
+ * of the write was kept. Anything else is returned unchanged.
+ */
+export function asPostgresDiskFull(error: unknown, doing: string): unknown {
+  if (error instanceof ChatError || !isPostgresDiskFull(error)) return error;
+  return new ChatError(
+    'storage_full',
+    `expected PostgreSQL to carry out ${doing} but its disk is full: nothing was changed`,
+    { details: { dependency: 'postgresql' }, cause: error },
+  );
+}
+
+/** `error` as a caller should see it: `storage_full`, `dependency_unavailable`, or unchanged. */
+function asPostgresFailure(error: unknown, doing: string): unknown {
+  return asPostgresUnavailable(asPostgresDiskFull(error, doing), doing);
+}
+
 /**
  * Wraps every method of `target` so that a rejection (or throw) saying PostgreSQL is away becomes
- * the ChatError `dependency_unavailable`; other results and errors pass through unchanged.
+ * the ChatError `dependency_unavailable`, and one saying its disk is full `storage_full`; other
+ * results and errors pass through unchanged.
  */
 export function guardPostgresAvailability<T extends object>(target: T): T {
   const guarded: Record<string, unknown> = {};
@@ -94,11 +121,11 @@ export function guardPostgresAvailability<T extends object>(target: T): T {
       try {
         result = value.apply(target, parameters);
       } catch (error) {
-        throw asPostgresUnavailable(error, doing);
+        throw asPostgresFailure(error, doing);
       }
       if (result instanceof Promise) {
         return result.catch((error: unknown) => {
-          throw asPostgresUnavailable(error, doing);
+          throw asPostgresFailure(error, doing);
         });
       }
       return result;
