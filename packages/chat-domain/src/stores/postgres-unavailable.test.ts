@@ -121,7 +121,8 @@ describe('guardPostgresAvailability', () => {
     await expect(guarded.invalid()).rejects.toMatchObject({ code: '22P02' });
     await expect(guarded.full()).rejects.toMatchObject({
       code: 'storage_full',
-      message: 'expected PostgreSQL to carry out full of the chat store but its disk is full: nothing was changed',
+      message:
+        'expected PostgreSQL to carry out full of the chat store but its disk is full: nothing was changed',
       cause: { code: '53100' },
     });
   });
