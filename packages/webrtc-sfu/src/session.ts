@@ -11,6 +11,7 @@ import { validateSdp } from './sdp/validate-sdp.js';
 import {
   type StreamRef,
   type SubscribedStream,
+  type SubscribeRef,
   SubscriptionConnection,
   type SubscriptionOffer,
 } from './subscription-connection.js';
@@ -26,7 +27,8 @@ export interface SessionEvents extends Record<string, unknown[]> {
 
 /** The changes of a {@link Session.updateSubscriptions} call. */
 export interface SubscriptionUpdate {
-  subscribe: StreamRef[];
+  /** Streams to watch; one already watched takes its new preferred `quality` when given. */
+  subscribe: SubscribeRef[];
   unsubscribe: StreamRef[];
 }
 
@@ -89,6 +91,16 @@ export class Session extends TypedEmitter<SessionEvents> {
   /** The streams this participant watches. */
   get consumers(): Consumer[] {
     return this.#subscriptions.consumers;
+  }
+
+  /** The bandwidth estimate of this participant's subscribe connection in bit/s, if it reported any. */
+  get subscriptionBandwidth(): number | undefined {
+    return this.#subscriptions.bandwidthEstimate;
+  }
+
+  /** Re-picks the simulcast layer of every watched stream from the bandwidth estimate now. */
+  allocateLayers(): void {
+    this.#subscriptions.allocate();
   }
 
   /**
@@ -190,7 +202,7 @@ export class Session extends TypedEmitter<SessionEvents> {
             },
           );
         }
-        return producer;
+        return { producer, quality: stream.quality };
       });
       return this.#subscriptions.update(producers, update.unsubscribe);
     });
@@ -230,8 +242,7 @@ export class Session extends TypedEmitter<SessionEvents> {
         .getTransceivers()
         .find((candidate) => candidate.receiver.tracks.includes(track));
       const producer = this.#publishers.get(kind)?.producer;
-      if (transceiver !== undefined && producer !== undefined)
-        producer.attachSource(track, transceiver.receiver);
+      if (transceiver !== undefined && producer !== undefined) producer.attachReceiver(transceiver.receiver);
     });
     await negotiate('apply the publish offer', () =>
       peer.setRemoteDescription({ type: 'offer', sdp: offer }),
@@ -249,10 +260,7 @@ export class Session extends TypedEmitter<SessionEvents> {
       });
     this.#publishers.set(kind, { peer, producer });
     previous?.peer.close().catch(() => {});
-    for (const transceiver of peer.getTransceivers()) {
-      const track = transceiver.receiver.tracks[0];
-      if (track !== undefined) producer.attachSource(track, transceiver.receiver);
-    }
+    for (const transceiver of peer.getTransceivers()) producer.attachReceiver(transceiver.receiver);
     producer.resume();
     if (previous === undefined) this.#router.addProducer(producer);
     return sdp;

@@ -1,7 +1,9 @@
 import {
   GenericNack,
   MediaStreamTrack,
+  ReceiverEstimatedMaxBitrate,
   type RTCPeerConnection,
+  RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
   RtpHeader,
   RtpPacket,
@@ -119,7 +121,7 @@ export interface ReceivedPacket {
 
 /** A werift client that answers the SFU's subscription offers and records what arrives per mid. */
 export class VideoTestSubscriber {
-  readonly peer: RTCPeerConnection = createLoopbackPeer('video');
+  readonly peer: RTCPeerConnection;
   /** Every packet received, unless {@link VideoTestSubscriber.keepPackets} is false. */
   readonly packets: ReceivedPacket[] = [];
   /** Packets received per mid. */
@@ -127,7 +129,9 @@ export class VideoTestSubscriber {
   keepPackets = true;
   onPacket: ((received: ReceivedPacket) => void) | undefined;
 
-  constructor() {
+  /** `transportCc` negotiates transport-wide congestion control, so werift sends TWCC feedback. */
+  constructor(options: { transportCc?: boolean } = {}) {
+    this.peer = createLoopbackPeer('video', 96, { transportCc: options.transportCc === true });
     this.peer.onTrack.subscribe((track) => {
       const transceiver = this.peer
         .getTransceivers()
@@ -160,6 +164,32 @@ export class VideoTestSubscriber {
       throw new Error(`nothing received on mid ${mid}`);
     const feedback = new GenericNack({ senderSsrc: transceiver.receiver.rtcpSsrc, mediaSourceSsrc, lost });
     await transceiver.receiver.dtlsTransport.sendRtcp([new RtcpTransportLayerFeedback({ feedback })]);
+  }
+
+  /**
+   * Sends a REMB saying the client can receive `bitrate` bit/s on every stream it has received, as
+   * a browser without transport-wide congestion control does.
+   */
+  async sendRemb(bitrate: number): Promise<void> {
+    const transceiver = this.peer.getTransceivers()[0];
+    if (transceiver === undefined) throw new Error('no transceiver to send a REMB on');
+    const ssrcFeedbacks = [...new Set(this.packets.map((received) => received.packet.header.ssrc))];
+    let mantissa = Math.round(bitrate);
+    let exponent = 0;
+    while (mantissa >= 0x4_0000) {
+      mantissa = Math.floor(mantissa / 2);
+      exponent += 1;
+    }
+    const feedback = new ReceiverEstimatedMaxBitrate({
+      senderSsrc: transceiver.receiver.rtcpSsrc,
+      mediaSsrc: 0,
+      ssrcNum: ssrcFeedbacks.length,
+      brExp: exponent,
+      brMantissa: mantissa,
+      bitrate: BigInt(mantissa) << BigInt(exponent),
+      ssrcFeedbacks,
+    });
+    await transceiver.receiver.dtlsTransport.sendRtcp([new RtcpPayloadSpecificFeedback({ feedback })]);
   }
 
   async close(): Promise<void> {
