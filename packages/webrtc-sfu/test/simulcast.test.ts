@@ -188,15 +188,27 @@ describe('simulcast', () => {
     expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid));
   });
 
-  it('estimates bandwidth from the TWCC feedback of a subscriber that negotiates transport-cc and keeps the high layer on an unshaped link', async () => {
-    sfu = createSfu(options);
+  it('follows TWCC feedback: a subscriber whose feedback reports losses above 250 kbit/s drops to the low layer and climbs back to the high one once the limit is lifted', async () => {
+    sfu = createSfu({ ...options, bandwidth: { ...options.bandwidth, increasePerSecond: 1 } });
     const router = sfu.createRouter('simulcast-twcc');
     await publishSimulcast(router, 'alice');
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice', { transportCc: true });
     const session = router.requireSession('bob');
     await waitFor(() => session.subscriptionBandwidth !== undefined, 'a transport-feedback estimate');
-    await waitFor(() => subscriber.count(mid) >= 90, 'packets at the subscriber');
-    expect(settledLayer(subscriber, mid)).toBe(2);
-    expect(session.subscriptionBandwidth).toBeGreaterThan(900_000);
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer on the unshaped link');
+
+    subscriber.transportFeedback?.limit(250_000);
+    await waitFor(() => (session.subscriptionBandwidth ?? Infinity) < 400_000, 'the estimate falling');
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer under the limit');
+
+    subscriber.transportFeedback?.limit(undefined);
+    await waitFor(
+      () => settledLayer(subscriber, mid) === 2,
+      'the high layer after the limit was lifted',
+      20_000,
+    );
+    expect(
+      expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid)).switches,
+    ).toBeGreaterThanOrEqual(2);
   });
 });

@@ -3,13 +3,16 @@ import {
   MediaStreamTrack,
   ReceiverEstimatedMaxBitrate,
   type RTCPeerConnection,
+  RTP_EXTENSION_URI,
   RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
   RtpHeader,
   RtpPacket,
+  useTransportWideCC,
 } from 'werift';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { syntheticVp8Frame } from './synthetic-vp8.js';
+import { TransportFeedbackSender } from './transport-feedback-sender.js';
 
 /** How a {@link VideoTestPublisher} sends. */
 export interface PublishRate {
@@ -128,15 +131,42 @@ export class VideoTestSubscriber {
   readonly counts = new Map<string, number>();
   keepPackets = true;
   onPacket: ((received: ReceivedPacket) => void) | undefined;
+  /** Sends TWCC feedback when constructed with `transportCc`. */
+  readonly transportFeedback: TransportFeedbackSender | undefined;
 
-  /** `transportCc` negotiates transport-wide congestion control, so werift sends TWCC feedback. */
+  /**
+   * `transportCc` negotiates transport-wide sequence numbers and sends TWCC feedback on what
+   * arrives (see {@link TransportFeedbackSender}, which can also pretend a bitrate limit).
+   */
   constructor(options: { transportCc?: boolean } = {}) {
-    this.peer = createLoopbackPeer('video', 96, { transportCc: options.transportCc === true });
+    const transportCc = options.transportCc === true;
+    this.peer = createLoopbackPeer('video', 96, {
+      headerExtensions: transportCc ? [useTransportWideCC()] : [],
+    });
+    this.transportFeedback = transportCc
+      ? new TransportFeedbackSender(
+          () => this.peer.getTransceivers()[0]?.receiver.dtlsTransport,
+          Math.floor(Math.random() * 0xffff_ffff),
+        )
+      : undefined;
     this.peer.onTrack.subscribe((track) => {
       const transceiver = this.peer
         .getTransceivers()
         .find((candidate) => candidate.receiver.tracks.includes(track));
       track.onReceiveRtp.subscribe((packet) => {
+        if (this.transportFeedback !== undefined && transceiver !== undefined) {
+          const id = transceiver.headerExtensions.find(
+            (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+          )?.id;
+          const extension = packet.header.extensions.find((candidate) => candidate.id === id);
+          if (extension !== undefined && extension.payload.length >= 2) {
+            this.transportFeedback.received(
+              extension.payload.readUInt16BE(0),
+              packet.serializeSize,
+              packet.header.ssrc,
+            );
+          }
+        }
         const received = { mid: transceiver?.mid ?? '', packet, receivedAtMs: wallClockMs() };
         this.counts.set(received.mid, (this.counts.get(received.mid) ?? 0) + 1);
         if (this.keepPackets) this.packets.push(received);
@@ -193,6 +223,7 @@ export class VideoTestSubscriber {
   }
 
   async close(): Promise<void> {
+    this.transportFeedback?.stop();
     await this.peer.close();
   }
 }
