@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { AudioConnection } from './audio-connection.js';
+import { startPublisherFeedback } from './bandwidth/publisher-feedback.js';
 import type { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
@@ -43,7 +44,10 @@ const streamKinds: readonly string[] = ['video', 'screen'];
 export class Session extends TypedEmitter<SessionEvents> {
   readonly #router: RouterInternals;
   readonly #options: SfuOptions;
-  readonly #publishers = new Map<StreamKind, { peer: RTCPeerConnection; producer: Producer }>();
+  readonly #publishers = new Map<
+    StreamKind,
+    { peer: RTCPeerConnection; producer: Producer; stopFeedback: () => void }
+  >();
   readonly #subscriptions: SubscriptionConnection;
   #audio: AudioConnection | undefined;
   #audioEnabled = false;
@@ -224,7 +228,8 @@ export class Session extends TypedEmitter<SessionEvents> {
     this.#audio?.close();
     this.#router.mixer.remove(this.participantId);
     this.#router.mixerChanged();
-    for (const { peer, producer } of this.#publishers.values()) {
+    for (const { peer, producer, stopFeedback } of this.#publishers.values()) {
+      stopFeedback();
       this.#router.removeProducer(producer);
       producer.close();
       peer.close().catch(() => {});
@@ -258,7 +263,12 @@ export class Session extends TypedEmitter<SessionEvents> {
         keyframeRequestIntervalMs: this.#options.limits.keyframeRequestIntervalMs,
         totals: this.#router.totals,
       });
-    this.#publishers.set(kind, { peer, producer });
+    const feedback = peer.getTransceivers().map((transceiver) => startPublisherFeedback(transceiver));
+    const stopFeedback = () => {
+      for (const stop of feedback) stop?.();
+    };
+    this.#publishers.set(kind, { peer, producer, stopFeedback });
+    previous?.stopFeedback();
     previous?.peer.close().catch(() => {});
     for (const transceiver of peer.getTransceivers()) producer.attachReceiver(transceiver.receiver);
     producer.resume();

@@ -32,9 +32,13 @@ const options = {
   bandwidth: { allocationIntervalMs: 100, upgradeHoldMs: 500 },
 } satisfies SfuOptionsInput;
 
-async function publishSimulcast(router: Router, participantId: string): Promise<SimulcastTestPublisher> {
+async function publishSimulcast(
+  router: Router,
+  participantId: string,
+  transportCc = false,
+): Promise<SimulcastTestPublisher> {
   const session = router.getSession(participantId) ?? router.createSession(participantId);
-  const publisher = track(new SimulcastTestPublisher());
+  const publisher = track(new SimulcastTestPublisher(undefined, { transportCc }));
   await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
   publisher.start();
   const producer = router.getProducer(participantId, 'video');
@@ -126,6 +130,14 @@ describe('simulcast', () => {
     expect(producer?.activeLayers().map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
     expect(publisher.keyframeRequests('h')).toBeGreaterThan(0);
     expect(router.requireSession('bob').subscriptionBandwidth).toBeUndefined();
+  });
+
+  it('sends a publisher that negotiates transport-cc TWCC reports of everything its layers sent', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-publisher-feedback');
+    const publisher = await publishSimulcast(router, 'alice', true);
+    await waitFor(() => publisher.transportFeedbackReports >= 5, 'TWCC reports at the publisher');
+    await waitFor(() => publisher.packetsReportedReceived >= 100, 'packets reported received');
   });
 
   it('gives a subscriber asking for low quality the low layer', async () => {

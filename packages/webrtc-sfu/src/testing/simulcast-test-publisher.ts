@@ -4,12 +4,15 @@ import {
   type RTCPeerConnection,
   RTP_EXTENSION_URI,
   RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
   RtpHeader,
   serializeSdesMid,
   serializeSdesRTPStreamID,
+  TransportWideCC,
   useSdesMid,
   useSdesRTPStreamId,
 } from 'werift';
+import { transportFeedbackResults } from '../bandwidth/transport-feedback.js';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { syntheticVp8Frame } from './synthetic-vp8.js';
 import { wallClockMs } from './video-test-clients.js';
@@ -48,16 +51,24 @@ export class SimulcastTestPublisher {
   readonly #layers: LayerState[];
   #timer: NodeJS.Timeout | undefined;
   #mid = '0';
+  #transportSequenceNumber = 0;
+  /** TWCC reports received from the SFU (with `transportCc`). */
+  transportFeedbackReports = 0;
+  /** Packets those reports say arrived. */
+  packetsReportedReceived = 0;
 
+  /** `transportCc` numbers every packet transport-wide and reads the SFU's TWCC reports. */
   constructor(
     layers: SimulcastTestLayer[] = [
       { rid: 'l', bitrate: 100_000 },
       { rid: 'm', bitrate: 300_000 },
       { rid: 'h', bitrate: 900_000 },
     ],
+    options: { transportCc?: boolean } = {},
   ) {
     this.peer = createLoopbackPeer('video', 96, {
       headerExtensions: [useSdesMid(), useSdesRTPStreamId()],
+      transportCc: options.transportCc === true,
     });
     this.peer.addTransceiver(new MediaStreamTrack({ kind: 'video' }), { direction: 'sendonly' });
     this.#layers = layers.map((layer, index) => ({
@@ -106,6 +117,13 @@ export class SimulcastTestPublisher {
     this.#mid = this.peer.getTransceivers()[0]?.mid ?? '0';
     const transport = this.peer.getTransceivers()[0]?.sender.dtlsTransport;
     transport?.onRtcp.subscribe((packet) => {
+      if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof TransportWideCC) {
+        this.transportFeedbackReports += 1;
+        this.packetsReportedReceived += transportFeedbackResults(packet.feedback).filter(
+          (result) => result.received,
+        ).length;
+        return;
+      }
       if (!(packet instanceof RtcpPayloadSpecificFeedback)) return;
       if (!(packet.feedback instanceof PictureLossIndication)) return;
       const { mediaSsrc } = packet.feedback;
@@ -147,6 +165,7 @@ export class SimulcastTestPublisher {
       transceiver.headerExtensions.find((extension) => extension.uri === uri)?.id;
     const midId = extensionId(RTP_EXTENSION_URI.sdesMid);
     const ridId = extensionId(RTP_EXTENSION_URI.sdesRTPStreamID);
+    const transportCcId = extensionId(RTP_EXTENSION_URI.transportWideCC);
     if (midId === undefined || ridId === undefined) return;
     const payloads = syntheticVp8Frame({
       keyframe,
@@ -171,6 +190,12 @@ export class SimulcastTestPublisher {
         { id: midId, payload: serializeSdesMid(this.#mid) },
         { id: ridId, payload: serializeSdesRTPStreamID(layer.rid) },
       ];
+      if (transportCcId !== undefined) {
+        this.#transportSequenceNumber = (this.#transportSequenceNumber + 1) % 0x1_0000;
+        const payload = Buffer.alloc(2);
+        payload.writeUInt16BE(this.#transportSequenceNumber);
+        header.extensions.push({ id: transportCcId, payload });
+      }
       layer.sequenceNumber = (layer.sequenceNumber + 1) % 0x1_0000;
       transport.sendRtp(payload, header).catch(() => {});
     });
