@@ -18,7 +18,11 @@ const cameraEncodings = [
 /** The camera's transceiver, with simulcast where the browser takes `sendEncodings` with rids. */
 function addCameraTransceiver(peer, track, media) {
   try {
-    return peer.addTransceiver(track, { direction: 'sendonly', streams: [media], sendEncodings: cameraEncodings });
+    return peer.addTransceiver(track, {
+      direction: 'sendonly',
+      streams: [media],
+      sendEncodings: cameraEncodings,
+    });
   } catch {
     return peer.addTransceiver(track, { direction: 'sendonly', streams: [media] });
   }
