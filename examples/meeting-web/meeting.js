@@ -5,11 +5,36 @@ import { gathered } from './api.js';
 
 const key = (userId, type) => `${userId}/${type}`;
 
+/**
+ * Simulcast encodings of the camera, lowest first: a quarter, half and full resolution. The SFU
+ * forwards each viewer one of them, by the quality it asks for and its bandwidth.
+ */
+const cameraEncodings = [
+  { rid: 'l', scaleResolutionDownBy: 4, maxBitrate: 150_000 },
+  { rid: 'm', scaleResolutionDownBy: 2, maxBitrate: 400_000 },
+  { rid: 'h', scaleResolutionDownBy: 1, maxBitrate: 1_200_000 },
+];
+
+/** The camera's transceiver, with simulcast where the browser takes `sendEncodings` with rids. */
+function addCameraTransceiver(peer, track, media) {
+  try {
+    return peer.addTransceiver(track, {
+      direction: 'sendonly',
+      streams: [media],
+      sendEncodings: cameraEncodings,
+    });
+  } catch {
+    return peer.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+  }
+}
+
 export class Meeting {
   constructor({ api, events, meetingId, userId, iceServers, ui }) {
     Object.assign(this, { api, events, meetingId, userId, iceServers, ui });
     this.publishers = new Map();
     this.watched = new Set();
+    /** Preferred quality (`low`, `medium`, `high`) per watched stream, by the size of its tile. */
+    this.qualities = new Map();
     this.mids = new Map();
     this.pending = Promise.resolve();
     this.audioPeer = undefined;
@@ -59,7 +84,10 @@ export class Meeting {
         : await navigator.mediaDevices.getDisplayMedia({ video: true });
     const track = media.getVideoTracks()[0];
     const peer = this.newPeer();
-    const transceiver = peer.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+    const transceiver =
+      type === 'video'
+        ? addCameraTransceiver(peer, track, media)
+        : peer.addTransceiver(track, { direction: 'sendonly', streams: [media] });
     const codecs = RTCRtpSender.getCapabilities('video')?.codecs ?? [];
     const vp8 = codecs.filter((codec) => /video\/(vp8|rtx)/i.test(codec.mimeType));
     if (vp8.length > 0 && transceiver.setCodecPreferences) transceiver.setCodecPreferences(vp8);
@@ -90,8 +118,9 @@ export class Meeting {
     if (userId === this.userId || this.watched.has(key(userId, type)) === on) return this.pending;
     if (on) this.watched.add(key(userId, type));
     else this.watched.delete(key(userId, type));
+    const quality = this.qualities.get(key(userId, type));
     const change = on
-      ? { subscribe: [{ userId, type }], unsubscribe: [] }
+      ? { subscribe: [{ userId, type, ...(quality === undefined ? {} : { quality }) }], unsubscribe: [] }
       : { subscribe: [], unsubscribe: [{ userId, type }] };
     this.pending = this.pending
       .then(() => this.negotiate(change))
@@ -99,6 +128,21 @@ export class Meeting {
         if (on) this.watched.delete(key(userId, type));
         this.ui.status(`could not ${on ? 'watch' : 'stop watching'} a stream: ${error.message}`);
       });
+    return this.pending;
+  }
+
+  /**
+   * Asks the SFU for at most `quality` of a watched stream (`low` for a small tile); it takes effect
+   * without a new track, at the next keyframe of that layer.
+   */
+  setQuality(userId, type, quality) {
+    const streamKey = key(userId, type);
+    if (this.qualities.get(streamKey) === quality) return this.pending;
+    this.qualities.set(streamKey, quality);
+    if (!this.watched.has(streamKey)) return this.pending;
+    this.pending = this.pending
+      .then(() => this.negotiate({ subscribe: [{ userId, type, quality }], unsubscribe: [] }))
+      .catch((error) => this.ui.status(`could not change a stream's quality: ${error.message}`));
     return this.pending;
   }
 

@@ -46,6 +46,20 @@ function tile(id, caption) {
   return figure;
 }
 
+/** The quality a tile of this many CSS pixels wide needs: small tiles ask the SFU for the low layer. */
+const qualityForWidth = (width) => (width < 360 ? 'low' : width < 720 ? 'medium' : 'high');
+
+/** Tells the SFU how large each remote tile is shown, as a preferred quality per stream. */
+const tileSizes = new ResizeObserver((entries) => {
+  for (const entry of entries) {
+    const mid = entry.target.dataset.tile?.replace(/^mid\//, '');
+    const stream = state.meeting?.mids.get(mid);
+    if (stream === undefined) continue;
+    const width = entry.contentRect.width * devicePixelRatio;
+    void state.meeting.setQuality(stream.userId, stream.type.toLowerCase(), qualityForWidth(width));
+  }
+});
+
 /** What the meeting asks of the page. */
 const ui = {
   status: setStatus,
@@ -61,15 +75,21 @@ const ui = {
     );
     if (stream) figure.dataset.user = stream.userId;
     figure.querySelector('video').srcObject = media;
+    tileSizes.observe(figure);
   },
   labelRemoteVideo(mid, stream) {
     const figure = document.querySelector(`[data-tile="mid/${mid}"]`);
     if (figure === null) return;
     figure.dataset.user = stream.userId;
     figure.querySelector('figcaption').textContent = `${short(stream.userId)} (${stream.type.toLowerCase()})`;
+    // Observing again reports the size once more, now that the tile's stream is known.
+    tileSizes.unobserve(figure);
+    tileSizes.observe(figure);
   },
   removeRemoteVideo(mid) {
-    document.querySelector(`[data-tile="mid/${mid}"]`)?.remove();
+    const figure = document.querySelector(`[data-tile="mid/${mid}"]`);
+    if (figure !== null) tileSizes.unobserve(figure);
+    figure?.remove();
   },
   remoteAudio(media) {
     const element = new Audio();

@@ -45,6 +45,7 @@ export type {
   MediaServer,
   MediaServerEvent,
   MediaStreamRef,
+  MediaSubscribeRef,
   MediaSubscriptionOffer,
 } from './meetings/media-server.js';
 export type { MeetingEventPayload, SubscribedStreamEvent } from './meetings/meeting-events.js';
@@ -67,11 +68,13 @@ export {
   type EventMediaType,
   type IceServerConfig,
   type JoinMeetingResult,
+  type MediaQuality,
   type MediaType,
   type Meeting,
   type MeetingRecord,
   type MeetingStopReason,
   type MeetingType,
+  mediaQualities,
   mediaTypes,
   meetingTypes,
   type Participant,

@@ -2,16 +2,20 @@ import { randomUUID } from 'node:crypto';
 import {
   GenericNack,
   type RTCRtpTransceiver,
+  RTP_EXTENSION_URI,
   type RtcpPacket,
   RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
   RtpHeader,
   RtpPacket,
+  TransportWideCC,
   wrapRtx,
 } from 'werift';
-import type { Producer } from './producer.js';
+import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
+import type { ProducerLayer } from './producer-layer.js';
 import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
+import { Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
 import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
 
@@ -27,16 +31,25 @@ export interface ConsumerStats {
   nacksReceived: number;
   retransmissions: number;
   keyframeRequestsReceived: number;
+  /** Times the forwarded layer changed (at a keyframe of the new layer). */
+  layerSwitches: number;
 }
 
+/** Called for each packet sent with a transport-wide sequence number, for bandwidth estimation. */
+export type PacketSentListener = (transportSequenceNumber: number, bytes: number, nowMs: number) => void;
+
 const pliCount = 1;
+const firCount = 4;
 
 /**
  * Forwards one {@link Producer}'s stream to one subscriber's transceiver without transcoding. It
- * rewrites SSRC, payload type, sequence numbers and timestamps for the subscriber's negotiated
- * stream, starts (and restarts after a pause or a new source) at a keyframe, answers the
- * subscriber's NACKs from its own retransmission buffer (as RTX when negotiated), and passes the
- * subscriber's keyframe requests to the producer.
+ * forwards one layer of a simulcast publisher (its target, set by the subscriber's bandwidth
+ * allocation, or nothing while paused) and switches only at a keyframe of the new layer, asking
+ * for one. It rewrites SSRC, payload type, sequence numbers, timestamps and the VP8 picture id and
+ * TL0PICIDX so the subscriber sees one continuous stream, starts (and restarts after a pause or a
+ * new source) at a keyframe, answers the subscriber's NACKs from its own retransmission buffer (as
+ * RTX when negotiated), and passes the subscriber's keyframe requests to the producer for the
+ * layer it forwards.
  */
 export class Consumer extends TypedEmitter<ConsumerEvents> {
   /** Unique id of this consumer. */
@@ -47,14 +60,24 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     nacksReceived: 0,
     retransmissions: 0,
     keyframeRequestsReceived: 0,
+    layerSwitches: 0,
   };
+  /** The subscriber's preferred quality: the highest layer it wants. */
+  quality: StreamQuality;
+  /** Set by the subscription connection when transport-wide congestion control is negotiated. */
+  onPacketSent: PacketSentListener | undefined;
   readonly #transceiver: RTCRtpTransceiver;
   readonly #rewriter = new SequenceRewriter(90_000);
+  readonly #pictures = new Vp8PictureRewriter();
   readonly #buffer: RetransmissionBuffer<RtpPacket>;
   readonly #totals: SfuTotals | undefined;
   readonly #restoreRtcp: () => void;
   readonly #stopReady: () => void;
   #waitingForKeyframe = true;
+  #target: ProducerLayer | undefined;
+  #current: ProducerLayer | undefined;
+  #paused = false;
+  #transportCc = false;
   #rtxSequenceNumber = Math.floor(Math.random() * 0x1_0000);
   #closed = false;
 
@@ -68,15 +91,68 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
       retransmissionPackets: number;
       /** The SFU's totals, which count what this consumer sends. */
       totals?: SfuTotals;
+      /** The preferred quality. @default 'high' */
+      quality?: StreamQuality;
     },
   ) {
     super();
+    this.quality = options.quality ?? 'high';
     this.#transceiver = transceiver;
     this.#totals = options.totals;
     this.#buffer = new RetransmissionBuffer(options.retransmissionPackets);
     this.#restoreRtcp = this.#interceptRtcp();
-    this.#stopReady = transceiver.sender.onReady.subscribe(() => this.producer.requestKeyframe()).unSubscribe;
+    this.#stopReady = transceiver.sender.onReady.subscribe(() => this.requestKeyframe()).unSubscribe;
     producer.addConsumer(this);
+    const layers = producer.activeLayers();
+    const initial = layers.length > 0 ? layers : [...producer.layers];
+    this.setTargetLayer(
+      initial[Math.min(initial.length - 1, qualityLayerIndex(this.quality, initial.length))],
+    );
+  }
+
+  /** The layer forwarded now (undefined before the first keyframe or while paused). */
+  get currentLayer(): ProducerLayer | undefined {
+    return this.#current;
+  }
+
+  /** The layer this consumer forwards or switches to at its next keyframe; undefined while paused. */
+  get targetLayer(): ProducerLayer | undefined {
+    return this.#target;
+  }
+
+  /** Whether the bandwidth allocation paused this stream for the subscriber. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /**
+   * Chooses the layer to forward: a different layer is switched to at its next keyframe (which is
+   * requested now); `undefined` pauses forwarding at once.
+   */
+  setTargetLayer(layer: ProducerLayer | undefined): void {
+    if (layer === undefined) {
+      this.#paused = true;
+      this.#target = undefined;
+      this.#current = undefined;
+      this.#waitingForKeyframe = true;
+      return;
+    }
+    this.#paused = false;
+    if (layer === this.#target) return;
+    this.#target = layer;
+    if (layer !== this.#current || this.#waitingForKeyframe) this.producer.requestKeyframe(layer);
+  }
+
+  /** Asks the publisher for a keyframe of the layer this consumer forwards or waits for. */
+  requestKeyframe(): void {
+    if (this.#target !== undefined) this.producer.requestKeyframe(this.#target);
+  }
+
+  /** @internal Re-reads what the answer negotiated (transport-wide congestion control). */
+  refreshNegotiated(): void {
+    this.#transportCc = this.#transceiver.headerExtensions.some(
+      (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+    );
   }
 
   /** The transceiver mid that carries this stream in the subscriber's connection. */
@@ -89,23 +165,29 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     return this.#closed;
   }
 
-  /** @internal A packet from the producer; `keyframe` says whether it starts a keyframe. */
-  forward(packet: RtpPacket, keyframe: boolean): void {
+  /** @internal A packet from the producer's `layer`; `keyframe` says whether it starts a keyframe. */
+  forward(packet: RtpPacket, keyframe: boolean, layer: ProducerLayer): void {
     const sender = this.#transceiver.sender;
     if (this.#closed || sender.codec === undefined || sender.dtlsTransport?.state !== 'connected') return;
-    if (this.#waitingForKeyframe) {
+    if (layer !== this.#current || this.#waitingForKeyframe) {
+      if (layer !== this.#target) return;
       if (!keyframe) {
-        this.producer.requestKeyframe();
+        this.producer.requestKeyframe(layer);
         return;
       }
+      if (this.#current !== undefined && this.#current !== layer) this.stats.layerSwitches += 1;
+      this.#current = layer;
       this.#waitingForKeyframe = false;
+      this.#rewriter.resync();
+      this.#pictures.resync();
     }
     const { header, payload } = packet;
     if (payload.length === 0) {
       this.#rewriter.skip(header.sequenceNumber);
       return;
     }
-    const rewritten = this.#rewriter.rewrite(header.sequenceNumber, header.timestamp, performance.now());
+    const nowMs = performance.now();
+    const rewritten = this.#rewriter.rewrite(header.sequenceNumber, header.timestamp, nowMs);
     if (rewritten === undefined) return;
     const outgoing = new RtpPacket(
       new RtpHeader({
@@ -115,21 +197,28 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
         timestamp: rewritten.timestamp,
         marker: header.marker,
       }),
-      payload,
+      this.#pictures.rewrite(payload),
     );
     this.#buffer.store(rewritten.sequenceNumber, outgoing);
     this.stats.packetsSent += 1;
+    const size = outgoing.serializeSize;
     if (this.#totals !== undefined) {
       this.#totals.videoPacketsForwarded += 1;
-      this.#totals.videoBytesForwarded += outgoing.serializeSize;
+      this.#totals.videoBytesForwarded += size;
     }
     sender.sendRtp(outgoing).catch(() => {});
+    // werift's sendRtp numbers the packet for transport-wide congestion control before its first await.
+    if (this.#transportCc) this.onPacketSent?.(sender.dtlsTransport.transportSequenceNumber, size, nowMs);
   }
 
   /** @internal The next forwarded packet starts a new run at a keyframe (new source or resume). */
   resync(): void {
-    this.#rewriter.resync();
     this.#waitingForKeyframe = true;
+    const layers = this.producer.layers;
+    if (this.#target !== undefined && !layers.includes(this.#target)) {
+      this.#target = layers[Math.min(layers.length - 1, qualityLayerIndex(this.quality, layers.length))];
+    }
+    this.requestKeyframe();
   }
 
   /** Stops forwarding for good. Idempotent. */
@@ -152,13 +241,20 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     const sender = this.#transceiver.sender;
     const original = sender.handleRtcpPacket;
     sender.handleRtcpPacket = (packet: RtcpPacket) => {
-      if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof GenericNack) {
-        this.#answerNack(packet.feedback);
-        return;
+      if (packet instanceof RtcpTransportLayerFeedback) {
+        if (packet.feedback instanceof GenericNack) {
+          this.#answerNack(packet.feedback);
+          return;
+        }
+        // The subscription connection reads transport feedback for the whole transport.
+        if (packet.feedback instanceof TransportWideCC) return;
       }
-      if (packet instanceof RtcpPayloadSpecificFeedback && packet.feedback.count === pliCount) {
+      if (
+        packet instanceof RtcpPayloadSpecificFeedback &&
+        (packet.feedback.count === pliCount || packet.feedback.count === firCount)
+      ) {
         this.stats.keyframeRequestsReceived += 1;
-        this.producer.requestKeyframe();
+        this.requestKeyframe();
       }
       original.call(sender, packet);
     };

@@ -13,7 +13,15 @@ export {
   rawPcmCodec,
 } from './audio/opus-codec.js';
 export { frameLevelDbov, TalkingDetector, type TalkingDetectorOptions } from './audio/talking-detector.js';
-export { Consumer, type ConsumerEvents, type ConsumerStats } from './consumer.js';
+export { BandwidthEstimator, type BandwidthEstimatorOptions } from './bandwidth/bandwidth-estimator.js';
+export { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
+export { type FeedbackResult, transportFeedbackResults } from './bandwidth/transport-feedback.js';
+export {
+  Consumer,
+  type ConsumerEvents,
+  type ConsumerStats,
+  type PacketSentListener,
+} from './consumer.js';
 export { isSfuError, SfuError, type SfuErrorCode, type SfuErrorOptions, sfuErrorCodes } from './errors.js';
 export {
   type IceServer,
@@ -23,7 +31,15 @@ export {
   type SfuOptionsInput,
   sfuOptionsSchema,
 } from './options.js';
-export { Producer, type ProducerEvents, type ProducerStats, type StreamKind } from './producer.js';
+export {
+  Producer,
+  type ProducerEvents,
+  type ProducerStats,
+  qualityLayerIndex,
+  type StreamKind,
+  type StreamQuality,
+} from './producer.js';
+export { ProducerLayer } from './producer-layer.js';
 export { Router, type RouterEvents, type TalkingChange } from './router.js';
 export { announceAddresses } from './sdp/announce-addresses.js';
 export {
@@ -46,6 +62,7 @@ export type { SfuStats } from './sfu-stats.js';
 export {
   type StreamRef,
   type SubscribedStream,
+  type SubscribeRef,
   type SubscriptionOffer,
   streamKey,
 } from './subscription-connection.js';

@@ -62,7 +62,10 @@ const limitsSchema = z
      * 4 s of 1 Mbit/s video: longer than any round trip worth repairing.
      */
     retransmissionPackets: z.number().int().min(16).max(32_768).default(512),
-    /** At most one keyframe request per publisher per this many ms; many new subscribers cost one keyframe. */
+    /**
+     * At most one keyframe request per publisher and simulcast layer per this many ms; many new
+     * subscribers, or many subscribers' PLIs, cost one keyframe.
+     */
     keyframeRequestIntervalMs: z.number().int().min(0).default(500),
   })
   .prefault({});
@@ -93,11 +96,37 @@ const audioSchema = z
   })
   .prefault({});
 
+const bandwidthSchema = z
+  .object({
+    /** A subscriber's estimate before its first transport-wide congestion control feedback, bit/s. */
+    initialBitrate: z.number().int().min(10_000).default(1_000_000),
+    /** The estimate never drops below this, bit/s. */
+    minBitrate: z.number().int().min(10_000).default(50_000),
+    /** The estimate never climbs above this, bit/s. */
+    maxBitrate: z.number().int().min(10_000).default(20_000_000),
+    /** Growth of the estimate per second while feedback shows neither loss nor queuing (0.15: 15 %). */
+    increasePerSecond: z.number().min(0.01).max(2).default(0.15),
+    /** Climbing to a higher layer needs its bitrate times this to fit the budget (hysteresis). */
+    upgradeHeadroom: z.number().min(1).max(3).default(1.15),
+    /** After a stream steps down (or pauses), it climbs again only after this many ms. */
+    upgradeHoldMs: z.number().int().min(0).default(3_000),
+    /** Bit/s kept out of a subscriber's video budget for its audio, which has its own connection. */
+    audioReserveBitrate: z.number().int().min(0).default(48_000),
+    /** How often each subscriber's layers are re-chosen from its estimate, ms. */
+    allocationIntervalMs: z.number().int().min(50).max(10_000).default(500),
+  })
+  .prefault({})
+  .refine(
+    (bandwidth) => bandwidth.minBitrate <= bandwidth.maxBitrate,
+    'minBitrate must not be above maxBitrate',
+  );
+
 /** Options of {@link createSfu}, as written by the caller. */
 export const sfuOptionsSchema = z.object({
   ice: iceSchema,
   limits: limitsSchema,
   audio: audioSchema,
+  bandwidth: bandwidthSchema,
 });
 
 /** Options of {@link createSfu} as the caller may write them: everything optional. */

@@ -2,8 +2,15 @@ import {
   RTCPeerConnection,
   type RTCPeerConnectionConfig,
   RTCRtpCodecParameters,
+  type RTCRtpHeaderExtensionParameters,
   useNACK,
   usePLI,
+  useREMB,
+  useRepairedRtpStreamId,
+  useSdesMid,
+  useSdesRTPStreamId,
+  useTransportWideCC,
+  useTWCC,
 } from 'werift';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
@@ -18,23 +25,46 @@ export function opusCodec(): RTCRtpCodecParameters {
   });
 }
 
-/** VP8 with NACK and PLI feedback, followed by its RTX retransmission codec. */
+/**
+ * VP8 with NACK, PLI, REMB and transport-wide congestion control feedback, followed by its RTX
+ * retransmission codec.
+ */
 export function vp8Codecs(): RTCRtpCodecParameters[] {
   return [
     new RTCRtpCodecParameters({
       mimeType: 'video/VP8',
       clockRate: 90_000,
-      rtcpFeedback: [useNACK(), usePLI()],
+      rtcpFeedback: [useNACK(), usePLI(), useREMB(), useTWCC()],
     }),
     new RTCRtpCodecParameters({ mimeType: 'video/rtx', clockRate: 90_000 }),
   ];
 }
 
+/** What a video connection is for: it decides the RTP header extensions it negotiates. */
+export type VideoRole = 'publish' | 'subscribe';
+
+/**
+ * RTP header extensions of a video connection. Publishing: the MID and RID (and repaired RID)
+ * that identify simulcast layers, and transport-wide sequence numbers so the SFU's feedback lets
+ * the publisher's own congestion control find room for its layers. Subscribing: transport-wide
+ * sequence numbers only, for the subscriber's feedback (SSRCs identify the streams). Pure.
+ */
+export function videoHeaderExtensions(role: VideoRole): RTCRtpHeaderExtensionParameters[] {
+  return role === 'publish'
+    ? [useSdesMid(), useSdesRTPStreamId(), useRepairedRtpStreamId(), useTransportWideCC()]
+    : [useTransportWideCC()];
+}
+
 /** werift settings for one SFU connection, from the parsed ICE options. Pure. */
-export function peerConfig(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTCPeerConnectionConfig {
+export function peerConfig(
+  ice: SfuOptions['ice'],
+  kind: 'audio' | 'video',
+  role: VideoRole = 'publish',
+): RTCPeerConnectionConfig {
   const only = new Set(ice.onlyAddresses);
   return {
     codecs: kind === 'audio' ? { audio: [opusCodec()], video: [] } : { audio: [], video: vp8Codecs() },
+    headerExtensions: { audio: [], video: kind === 'video' ? videoHeaderExtensions(role) : [] },
     iceAdditionalHostAddresses: ice.hostAddresses.length > 0 ? [...ice.hostAddresses] : undefined,
     iceFilterCandidatePair:
       only.size > 0
@@ -48,8 +78,12 @@ export function peerConfig(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTC
 }
 
 /** A new werift connection for the SFU side. */
-export function createPeer(ice: SfuOptions['ice'], kind: 'audio' | 'video'): RTCPeerConnection {
-  return new RTCPeerConnection(peerConfig(ice, kind));
+export function createPeer(
+  ice: SfuOptions['ice'],
+  kind: 'audio' | 'video',
+  role: VideoRole = 'publish',
+): RTCPeerConnection {
+  return new RTCPeerConnection(peerConfig(ice, kind, role));
 }
 
 /**

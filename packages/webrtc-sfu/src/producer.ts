@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MediaStreamTrack, RTCRtpReceiver, RtpPacket } from 'werift';
 import type { Consumer } from './consumer.js';
+import { ProducerLayer } from './producer-layer.js';
 import { isVp8KeyframeStart } from './rtp/vp8.js';
 import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
@@ -25,17 +26,24 @@ export interface ProducerStats {
   keyframeRequests: number;
 }
 
-interface ProducerSource {
-  receiver: RTCRtpReceiver;
-  mediaSsrc: number | undefined;
-  unsubscribe: () => void;
+/** A preferred quality of a subscribed stream: which simulcast layer at most. */
+export type StreamQuality = 'low' | 'medium' | 'high';
+
+/** The highest layer index of `count` layers (lowest first) for a preferred quality. Pure. */
+export function qualityLayerIndex(quality: StreamQuality, count: number): number {
+  if (count <= 1) return 0;
+  if (quality === 'low') return 0;
+  if (quality === 'medium') return Math.floor((count - 1) / 2);
+  return count - 1;
 }
 
 /**
  * One participant's published video or screen stream. It takes RTP from the publisher's connection
- * (its source, replaceable when the publisher renegotiates) and hands every packet, untouched, to
- * its consumers; while paused it forwards nothing. It asks the publisher for keyframes (PLI) on
- * behalf of its consumers, at most once per `keyframeRequestIntervalMs`.
+ * (its source, replaceable when the publisher renegotiates): one layer without simulcast, or up to
+ * three simulcast layers (by `rid`). It hands every packet, untouched, with its layer to its
+ * consumers, which pick one layer each; while paused it forwards nothing. It asks the publisher for
+ * keyframes (PLI) of a layer on behalf of its consumers, at most once per `keyframeRequestIntervalMs`
+ * per layer.
  */
 export class Producer extends TypedEmitter<ProducerEvents> {
   /** Unique id of this producer. */
@@ -45,11 +53,10 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   readonly #consumers = new Set<Consumer>();
   readonly #keyframeRequestIntervalMs: number;
   readonly #totals: SfuTotals | undefined;
-  #source: ProducerSource | undefined;
+  #layers: ProducerLayer[] = [];
+  #unsubscribe: Array<() => void> = [];
   #paused = false;
   #closed = false;
-  #lastKeyframeRequestMs = Number.NEGATIVE_INFINITY;
-  #pendingKeyframeRequest: NodeJS.Timeout | undefined;
 
   constructor(
     /** The publishing participant. */
@@ -82,21 +89,57 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     return this.#consumers;
   }
 
+  /** The received layers, in the publisher's signalled order. */
+  get layers(): readonly ProducerLayer[] {
+    return this.#layers;
+  }
+
+  /** The layers receiving packets now, lowest bitrate first (signalled order between equals). */
+  activeLayers(nowMs: number = performance.now()): ProducerLayer[] {
+    return this.#layers
+      .filter((layer) => layer.isActive(nowMs))
+      .sort((left, right) => left.bitrate - right.bitrate || left.signalledIndex - right.signalledIndex);
+  }
+
   /**
-   * Takes media from a (new) publisher track. Consumers continue their streams without a gap and
-   * wait for the next keyframe, which is requested at once.
+   * Takes media from a (new) publisher track without simulcast. Consumers continue their streams
+   * without a gap and wait for the next keyframe, which is requested at once.
    */
   attachSource(track: MediaStreamTrack, receiver: RTCRtpReceiver): void {
+    this.#attach([track], receiver);
+  }
+
+  /**
+   * Takes media from a (new) publisher receiver: its simulcast layers (tracks with a `rid`, at
+   * most `maxLayers`) or else its one track. Layers keep their identity across sources by `rid`.
+   */
+  attachReceiver(receiver: RTCRtpReceiver, maxLayers = 3): void {
+    const simulcast = receiver.tracks.filter((track) => track.rid !== undefined).slice(0, maxLayers);
+    const tracks = simulcast.length > 0 ? simulcast : receiver.tracks.slice(0, 1);
+    if (tracks.length > 0) this.#attach(tracks, receiver);
+  }
+
+  #attach(tracks: MediaStreamTrack[], receiver: RTCRtpReceiver): void {
     if (this.#closed) return;
-    this.#source?.unsubscribe();
-    const source: ProducerSource = { receiver, mediaSsrc: track.ssrc, unsubscribe: () => {} };
-    source.unsubscribe = track.onReceiveRtp.subscribe((packet) => {
-      source.mediaSsrc ??= packet.header.ssrc;
-      this.#forward(packet);
-    }).unSubscribe;
-    this.#source = source;
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    const previous = new Map(this.#layers.map((layer) => [layer.rid ?? '', layer]));
+    this.#layers = tracks.map((track, index) => {
+      const rid = track.rid;
+      const layer = previous.get(rid ?? '') ?? new ProducerLayer(rid, index, this.#keyframeRequestIntervalMs);
+      previous.delete(rid ?? '');
+      layer.receiver = receiver;
+      layer.mediaSsrc = track.ssrc;
+      return layer;
+    });
+    for (const stale of previous.values()) stale.cancel();
+    this.#unsubscribe = tracks.map((track, index) => {
+      const layer = this.#layers[index] as ProducerLayer;
+      return track.onReceiveRtp.subscribe((packet) => {
+        layer.mediaSsrc ??= packet.header.ssrc;
+        this.#forward(packet, layer);
+      }).unSubscribe;
+    });
     for (const consumer of this.#consumers) consumer.resync();
-    if (this.#consumers.size > 0) this.requestKeyframe();
   }
 
   /**
@@ -114,30 +157,27 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     if (this.#closed || !this.#paused) return false;
     this.#paused = false;
     for (const consumer of this.#consumers) consumer.resync();
-    this.requestKeyframe();
     this.emit('resume');
     return true;
   }
 
-  /** Asks the publisher for a keyframe now, or once the request interval has passed. */
-  requestKeyframe(): void {
-    if (this.#closed || this.#pendingKeyframeRequest !== undefined) return;
-    const wait = this.#lastKeyframeRequestMs + this.#keyframeRequestIntervalMs - performance.now();
-    if (wait <= 0) {
-      this.#sendKeyframeRequest();
-      return;
-    }
-    this.#pendingKeyframeRequest = setTimeout(() => {
-      this.#pendingKeyframeRequest = undefined;
-      this.#sendKeyframeRequest();
-    }, wait);
-    this.#pendingKeyframeRequest.unref();
+  /**
+   * Asks the publisher for a keyframe of `layer` (every layer when omitted) now, or once the
+   * layer's request interval has passed.
+   */
+  requestKeyframe(layer?: ProducerLayer): void {
+    if (this.#closed) return;
+    const canSend = () => !this.#paused && !this.#closed;
+    const onSent = () => {
+      this.stats.keyframeRequests += 1;
+    };
+    for (const target of layer === undefined ? this.#layers : [layer])
+      target.requestKeyframe(canSend, onSent);
   }
 
   /** @internal Called by a new {@link Consumer}. */
   addConsumer(consumer: Consumer): void {
     this.#consumers.add(consumer);
-    this.requestKeyframe();
   }
 
   /** @internal Called by a closing {@link Consumer}. */
@@ -149,33 +189,27 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#source?.unsubscribe();
-    this.#source = undefined;
-    clearTimeout(this.#pendingKeyframeRequest);
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#unsubscribe = [];
+    for (const layer of this.#layers) layer.cancel();
     for (const consumer of [...this.#consumers]) consumer.close();
     this.emit('close');
     this.removeAllListeners();
   }
 
-  #forward(packet: RtpPacket): void {
+  #forward(packet: RtpPacket, layer: ProducerLayer): void {
     this.stats.packetsReceived += 1;
+    const size = packet.serializeSize;
+    layer.noteReceived(size, performance.now());
     if (this.#totals !== undefined) {
       this.#totals.videoPacketsReceived += 1;
-      this.#totals.videoBytesReceived += packet.serializeSize;
+      this.#totals.videoBytesReceived += size;
     }
     if (this.#paused || this.#closed) {
       this.stats.packetsDropped += 1;
       return;
     }
     const keyframe = isVp8KeyframeStart(packet.payload);
-    for (const consumer of this.#consumers) consumer.forward(packet, keyframe);
-  }
-
-  #sendKeyframeRequest(): void {
-    const source = this.#source;
-    if (source?.mediaSsrc === undefined || this.#paused) return;
-    this.#lastKeyframeRequestMs = performance.now();
-    this.stats.keyframeRequests += 1;
-    source.receiver.sendRtcpPLI(source.mediaSsrc).catch(() => {});
+    for (const consumer of this.#consumers) consumer.forward(packet, keyframe, layer);
   }
 }

@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { AudioConnection } from './audio-connection.js';
+import { startPublisherFeedback } from './bandwidth/publisher-feedback.js';
 import type { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
@@ -11,6 +12,7 @@ import { validateSdp } from './sdp/validate-sdp.js';
 import {
   type StreamRef,
   type SubscribedStream,
+  type SubscribeRef,
   SubscriptionConnection,
   type SubscriptionOffer,
 } from './subscription-connection.js';
@@ -26,7 +28,8 @@ export interface SessionEvents extends Record<string, unknown[]> {
 
 /** The changes of a {@link Session.updateSubscriptions} call. */
 export interface SubscriptionUpdate {
-  subscribe: StreamRef[];
+  /** Streams to watch; one already watched takes its new preferred `quality` when given. */
+  subscribe: SubscribeRef[];
   unsubscribe: StreamRef[];
 }
 
@@ -41,7 +44,10 @@ const streamKinds: readonly string[] = ['video', 'screen'];
 export class Session extends TypedEmitter<SessionEvents> {
   readonly #router: RouterInternals;
   readonly #options: SfuOptions;
-  readonly #publishers = new Map<StreamKind, { peer: RTCPeerConnection; producer: Producer }>();
+  readonly #publishers = new Map<
+    StreamKind,
+    { peer: RTCPeerConnection; producer: Producer; stopFeedback: () => void }
+  >();
   readonly #subscriptions: SubscriptionConnection;
   #audio: AudioConnection | undefined;
   #audioEnabled = false;
@@ -89,6 +95,16 @@ export class Session extends TypedEmitter<SessionEvents> {
   /** The streams this participant watches. */
   get consumers(): Consumer[] {
     return this.#subscriptions.consumers;
+  }
+
+  /** The bandwidth estimate of this participant's subscribe connection in bit/s, if it reported any. */
+  get subscriptionBandwidth(): number | undefined {
+    return this.#subscriptions.bandwidthEstimate;
+  }
+
+  /** Re-picks the simulcast layer of every watched stream from the bandwidth estimate now. */
+  allocateLayers(): void {
+    this.#subscriptions.allocate();
   }
 
   /**
@@ -190,7 +206,7 @@ export class Session extends TypedEmitter<SessionEvents> {
             },
           );
         }
-        return producer;
+        return { producer, quality: stream.quality };
       });
       return this.#subscriptions.update(producers, update.unsubscribe);
     });
@@ -212,7 +228,8 @@ export class Session extends TypedEmitter<SessionEvents> {
     this.#audio?.close();
     this.#router.mixer.remove(this.participantId);
     this.#router.mixerChanged();
-    for (const { peer, producer } of this.#publishers.values()) {
+    for (const { peer, producer, stopFeedback } of this.#publishers.values()) {
+      stopFeedback();
       this.#router.removeProducer(producer);
       producer.close();
       peer.close().catch(() => {});
@@ -230,8 +247,7 @@ export class Session extends TypedEmitter<SessionEvents> {
         .getTransceivers()
         .find((candidate) => candidate.receiver.tracks.includes(track));
       const producer = this.#publishers.get(kind)?.producer;
-      if (transceiver !== undefined && producer !== undefined)
-        producer.attachSource(track, transceiver.receiver);
+      if (transceiver !== undefined && producer !== undefined) producer.attachReceiver(transceiver.receiver);
     });
     await negotiate('apply the publish offer', () =>
       peer.setRemoteDescription({ type: 'offer', sdp: offer }),
@@ -247,12 +263,14 @@ export class Session extends TypedEmitter<SessionEvents> {
         keyframeRequestIntervalMs: this.#options.limits.keyframeRequestIntervalMs,
         totals: this.#router.totals,
       });
-    this.#publishers.set(kind, { peer, producer });
+    const feedback = peer.getTransceivers().map((transceiver) => startPublisherFeedback(transceiver));
+    const stopFeedback = () => {
+      for (const stop of feedback) stop?.();
+    };
+    this.#publishers.set(kind, { peer, producer, stopFeedback });
+    previous?.stopFeedback();
     previous?.peer.close().catch(() => {});
-    for (const transceiver of peer.getTransceivers()) {
-      const track = transceiver.receiver.tracks[0];
-      if (track !== undefined) producer.attachSource(track, transceiver.receiver);
-    }
+    for (const transceiver of peer.getTransceivers()) producer.attachReceiver(transceiver.receiver);
     producer.resume();
     if (previous === undefined) this.#router.addProducer(producer);
     return sdp;

@@ -1,9 +1,21 @@
-import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import {
+  ReceiverEstimatedMaxBitrate,
+  type RTCDtlsTransport,
+  type RTCPeerConnection,
+  type RTCRtpTransceiver,
+  type RtcpPacket,
+  RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
+  TransportWideCC,
+} from 'werift';
+import { BandwidthEstimator } from './bandwidth/bandwidth-estimator.js';
+import { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
+import { transportFeedbackResults } from './bandwidth/transport-feedback.js';
 import { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
 import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
-import type { Producer, StreamKind } from './producer.js';
+import { type Producer, qualityLayerIndex, type StreamKind, type StreamQuality } from './producer.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { validateSdp } from './sdp/validate-sdp.js';
 import type { SfuTotals } from './sfu-stats.js';
@@ -12,6 +24,12 @@ import type { SfuTotals } from './sfu-stats.js';
 export interface StreamRef {
   participantId: string;
   kind: StreamKind;
+}
+
+/** A stream to watch, optionally with a preferred quality (the highest simulcast layer wanted). */
+export interface SubscribeRef extends StreamRef {
+  /** `low`, `medium` or `high` (the default): caps the layer the bandwidth allocation may pick. */
+  quality?: StreamQuality;
 }
 
 /** Which transceiver mid carries which participant's stream in the subscriber's connection. */
@@ -30,9 +48,14 @@ export function streamKey(stream: StreamRef): string {
   return `${stream.participantId}/${stream.kind}`;
 }
 
+/** Below this a layer's measured bitrate is not trusted (it has just started). */
+const smallestLayerBitrate = 10_000;
+
 /**
  * A participant's subscribe connection: the SFU offers one send-only video transceiver per watched
  * stream and the client answers. Transceivers of ended subscriptions go inactive and are reused.
+ * It estimates the subscriber's bandwidth from its TWCC feedback or REMB and, every
+ * `bandwidth.allocationIntervalMs`, picks each stream's layer (or pauses it) to fit.
  */
 export class SubscriptionConnection {
   readonly #subscriberId: string;
@@ -41,6 +64,11 @@ export class SubscriptionConnection {
   readonly #onConsumerClose: (consumer: Consumer) => void;
   readonly #consumers = new Map<string, { consumer: Consumer; transceiver: RTCRtpTransceiver }>();
   readonly #idle: RTCRtpTransceiver[] = [];
+  readonly #estimator: BandwidthEstimator;
+  readonly #lastStepDownMs = new WeakMap<Consumer, number>();
+  readonly #listened = new WeakSet<RTCDtlsTransport>();
+  readonly #stopListening: Array<() => void> = [];
+  #allocationTimer: NodeJS.Timeout | undefined;
   #peer: RTCPeerConnection | undefined;
   #offerPending = false;
   #closed = false;
@@ -55,6 +83,12 @@ export class SubscriptionConnection {
     this.#options = options;
     this.#totals = totals;
     this.#onConsumerClose = onConsumerClose;
+    this.#estimator = new BandwidthEstimator(options.bandwidth);
+  }
+
+  /** The subscriber's bandwidth estimate in bit/s, or `undefined` while it reported none. */
+  get bandwidthEstimate(): number | undefined {
+    return this.#estimator.bitrate(performance.now());
   }
 
   /** The consumers of this subscriber, by stream key. */
@@ -67,10 +101,20 @@ export class SubscriptionConnection {
     return this.#peer;
   }
 
-  /** Applies unsubscriptions, then subscriptions, and returns a new offer. */
-  async update(subscribe: Producer[], unsubscribe: StreamRef[]): Promise<SubscriptionOffer> {
+  /**
+   * Applies unsubscriptions, then subscriptions (a stream already watched takes its new preferred
+   * quality), and returns a new offer.
+   */
+  async update(
+    subscribe: Array<{ producer: Producer; quality?: StreamQuality | undefined }>,
+    unsubscribe: StreamRef[],
+  ): Promise<SubscriptionOffer> {
     for (const stream of unsubscribe) this.#consumers.get(streamKey(stream))?.consumer.close();
-    const added = subscribe.filter((producer) => !this.#consumers.has(streamKey(producer)));
+    for (const { producer, quality } of subscribe) {
+      const existing = this.#consumers.get(streamKey(producer))?.consumer;
+      if (existing !== undefined && quality !== undefined) existing.quality = quality;
+    }
+    const added = subscribe.filter(({ producer }) => !this.#consumers.has(streamKey(producer)));
     const limit = this.#options.limits.subscriptionsPerSession;
     if (this.#consumers.size + added.length > limit) {
       throw new SfuError(
@@ -79,9 +123,10 @@ export class SubscriptionConnection {
         { details: { limit } },
       );
     }
-    this.#peer ??= createPeer(this.#options.ice, 'video');
+    this.#peer ??= createPeer(this.#options.ice, 'video', 'subscribe');
     const peer = this.#peer;
-    for (const producer of added) this.#attach(peer, producer);
+    for (const { producer, quality } of added) this.#attach(peer, producer, quality);
+    this.allocate();
     const sdp = await negotiate('create the subscription offer', async () => {
       await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer());
       return peer.localDescription?.sdp ?? '';
@@ -107,7 +152,46 @@ export class SubscriptionConnection {
       peer.setRemoteDescription({ type: 'answer', sdp: answer }),
     );
     this.#offerPending = false;
-    for (const { consumer } of this.#consumers.values()) consumer.producer.requestKeyframe();
+    this.#listen(peer);
+    for (const { consumer } of this.#consumers.values()) {
+      consumer.refreshNegotiated();
+      consumer.requestKeyframe();
+    }
+  }
+
+  /**
+   * Picks each stream's layer from the bandwidth estimate now (also runs every
+   * `bandwidth.allocationIntervalMs`). Without an estimate every stream gets its preferred quality.
+   */
+  allocate(): void {
+    if (this.#closed) return;
+    const nowMs = performance.now();
+    const { audioReserveBitrate, upgradeHeadroom, upgradeHoldMs } = this.#options.bandwidth;
+    const estimate = this.#estimator.bitrate(nowMs);
+    const budget = estimate === undefined ? undefined : Math.max(0, estimate - audioReserveBitrate);
+    const entries = [...this.#consumers.values()]
+      .map(({ consumer }) => ({ consumer, layers: consumer.producer.activeLayers(nowMs) }))
+      .filter(({ layers }) => layers.length > 0);
+    const streams: AllocationStream[] = entries.map(({ consumer, layers }) => {
+      const target = consumer.targetLayer;
+      const index = target === undefined ? -1 : layers.indexOf(target);
+      return {
+        priority: consumer.producer.kind === 'screen' ? 0 : 1,
+        layerBitrates: layers.map((layer) => Math.max(smallestLayerBitrate, layer.bitrate)),
+        maxLayer: qualityLayerIndex(consumer.quality, layers.length),
+        currentLayer: consumer.paused ? undefined : index >= 0 ? index : layers.length - 1,
+        mayUpgrade: nowMs - (this.#lastStepDownMs.get(consumer) ?? Number.NEGATIVE_INFINITY) >= upgradeHoldMs,
+      };
+    });
+    const chosen = allocateLayers(streams, budget, upgradeHeadroom);
+    entries.forEach(({ consumer, layers }, position) => {
+      const choice = chosen[position];
+      const before = streams[position]?.currentLayer;
+      if (before !== undefined && (choice === undefined || choice < before)) {
+        this.#lastStepDownMs.set(consumer, nowMs);
+      }
+      consumer.setTargetLayer(choice === undefined ? undefined : layers[choice]);
+    });
   }
 
   /** The streams carried now, with their mids. */
@@ -123,22 +207,57 @@ export class SubscriptionConnection {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#allocationTimer);
+    for (const stop of this.#stopListening.splice(0)) stop();
     for (const { consumer } of [...this.#consumers.values()]) consumer.close();
     this.#peer?.close().catch(() => {});
   }
 
-  #attach(peer: RTCPeerConnection, producer: Producer): void {
+  #listen(peer: RTCPeerConnection): void {
+    for (const transport of peer.dtlsTransports) {
+      if (this.#listened.has(transport)) continue;
+      this.#listened.add(transport);
+      this.#stopListening.push(transport.onRtcp.subscribe((packet) => this.#onRtcp(packet)).unSubscribe);
+    }
+  }
+
+  #onRtcp(packet: RtcpPacket): void {
+    if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof TransportWideCC) {
+      this.#estimator.transportFeedback(transportFeedbackResults(packet.feedback), performance.now());
+    } else if (
+      packet instanceof RtcpPayloadSpecificFeedback &&
+      packet.feedback instanceof ReceiverEstimatedMaxBitrate
+    ) {
+      this.#estimator.receiverEstimated(Number(packet.feedback.bitrate));
+    }
+  }
+
+  #startAllocating(): void {
+    if (this.#allocationTimer !== undefined || this.#closed) return;
+    this.#allocationTimer = setInterval(() => this.allocate(), this.#options.bandwidth.allocationIntervalMs);
+    this.#allocationTimer.unref();
+  }
+
+  #attach(peer: RTCPeerConnection, producer: Producer, quality: StreamQuality | undefined): void {
     const reused = this.#idle.shift();
     const transceiver = reused ?? peer.addTransceiver('video', { direction: 'sendonly' });
     if (reused !== undefined) transceiver.setDirection('sendonly');
     const consumer = new Consumer(producer, this.#subscriberId, transceiver, {
       retransmissionPackets: this.#options.limits.retransmissionPackets,
       totals: this.#totals,
+      quality,
     });
+    consumer.onPacketSent = (sequenceNumber, bytes, nowMs) =>
+      this.#estimator.packetSent(sequenceNumber, bytes, nowMs);
     const key = streamKey(producer);
     this.#consumers.set(key, { consumer, transceiver });
+    this.#startAllocating();
     consumer.once('close', () => {
       this.#consumers.delete(key);
+      if (this.#consumers.size === 0) {
+        clearInterval(this.#allocationTimer);
+        this.#allocationTimer = undefined;
+      }
       if (this.#closed) return;
       transceiver.setDirection('inactive');
       this.#idle.push(transceiver);

@@ -1,9 +1,14 @@
-import type { IceServerConfig, MediaType, MeetingStopReason } from './meeting-model.js';
+import type { IceServerConfig, MediaQuality, MediaType, MeetingStopReason } from './meeting-model.js';
 
 /** A stream to watch: whose, and which kind. */
 export interface MediaStreamRef {
   userId: string;
   type: MediaType;
+}
+
+/** A stream to watch with an optional preferred quality (the highest simulcast layer wanted). */
+export interface MediaSubscribeRef extends MediaStreamRef {
+  quality?: MediaQuality | undefined;
 }
 
 /** The media server's offer after a subscription change, with the mid carrying each stream. */
@@ -63,7 +68,7 @@ export interface MediaServer {
   updateSubscriptions(
     meetingId: string,
     userId: string,
-    changes: { subscribe: MediaStreamRef[]; unsubscribe: MediaStreamRef[] },
+    changes: { subscribe: MediaSubscribeRef[]; unsubscribe: MediaStreamRef[] },
   ): Promise<MediaSubscriptionOffer>;
   /**
    * Applies the participant's answer to the last subscription offer.

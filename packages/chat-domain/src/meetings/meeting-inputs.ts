@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { caseInsensitiveEnum, storableText, uuid } from '../inputs.js';
-import { mediaTypes, meetingTypes } from './meeting-model.js';
+import { mediaQualities, mediaTypes, meetingTypes } from './meeting-model.js';
 
 /** Longest meeting name, like a room name. */
 export const maxMeetingNameLength = 128;
@@ -64,10 +64,16 @@ export const sessionDescriptionSchema = z.object({ sdp });
 
 const mediaStream = z.object({ userId: uuid, type: caseInsensitiveEnum(mediaTypes) });
 
-/** Body of `updateSubscriptions` (SubscriptionUpdates): both lists required, not both empty. */
+/** A stream to watch, with an optional preferred quality (an extension; the original has none). */
+const subscribedStream = mediaStream.extend({ quality: caseInsensitiveEnum(mediaQualities).optional() });
+
+/**
+ * Body of `updateSubscriptions` (SubscriptionUpdates): both lists required, not both empty. A
+ * stream to subscribe may name a preferred `quality`; subscribing again to a watched stream changes it.
+ */
 export const subscriptionUpdatesSchema = z
   .object({
-    subscribe: z.array(mediaStream).max(100),
+    subscribe: z.array(subscribedStream).max(100),
     unsubscribe: z.array(mediaStream).max(100),
   })
   .refine((updates) => updates.subscribe.length + updates.unsubscribe.length > 0, {

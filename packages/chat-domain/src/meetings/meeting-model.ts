@@ -11,6 +11,14 @@ export const mediaTypes = ['video', 'screen'] as const;
 export type MediaType = (typeof mediaTypes)[number];
 
 /**
+ * Preferred quality of a watched stream (an extension of the original API): which simulcast layer
+ * at most the media server forwards. Without it, the highest the subscriber's bandwidth allows.
+ */
+export const mediaQualities = ['low', 'medium', 'high'] as const;
+/** One of {@link mediaQualities}. */
+export type MediaQuality = (typeof mediaQualities)[number];
+
+/**
  * Why a meeting stopped when nobody stopped it: `media_server_failed`, the process or node holding
  * its media stopped. A meeting stopped by a person carries no reason.
  */

@@ -260,11 +260,30 @@ export const meetingsOpenApi: OpenApiFragment = {
       required: ['userId', 'type'],
       properties: { userId: uuid, type: mediaType },
     },
+    SubscribedMediaStream: {
+      type: 'object',
+      required: ['userId', 'type'],
+      description:
+        'A stream to watch. `quality` is an extension of the original API: clients without it are unchanged.',
+      properties: {
+        userId: uuid,
+        type: mediaType,
+        quality: {
+          type: 'string',
+          enum: ['low', 'medium', 'high'],
+          description:
+            'Extension. The highest simulcast layer wanted for this stream (e.g. `low` for a small tile); the ' +
+            "subscriber's bandwidth estimate may still pick a lower one. Without it: the highest that fits. " +
+            'Subscribing again to a watched stream changes it. Ignored for publishers without simulcast.',
+          'x-extension': true,
+        },
+      },
+    },
     SubscriptionUpdates: {
       type: 'object',
       required: ['subscribe', 'unsubscribe'],
       properties: {
-        subscribe: { type: 'array', items: ref('MediaStream') },
+        subscribe: { type: 'array', items: ref('SubscribedMediaStream') },
         unsubscribe: { type: 'array', items: ref('MediaStream') },
       },
     },

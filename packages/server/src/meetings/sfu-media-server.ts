@@ -99,7 +99,11 @@ export function createSfuMediaServer(sfu: Sfu): MediaServer {
     updateSubscriptions: (meetingId, userId, changes) =>
       translated(async () => {
         const offer = await session(meetingId, userId).updateSubscriptions({
-          subscribe: changes.subscribe.map((stream) => ({ participantId: stream.userId, kind: stream.type })),
+          subscribe: changes.subscribe.map((stream) => ({
+            participantId: stream.userId,
+            kind: stream.type,
+            quality: stream.quality,
+          })),
           unsubscribe: changes.unsubscribe.map((stream) => ({
             participantId: stream.userId,
             kind: stream.type,

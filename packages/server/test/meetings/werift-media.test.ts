@@ -1,5 +1,8 @@
 import {
   AudioTestClient,
+  layerFrameBase,
+  readSyntheticVp8,
+  SimulcastTestPublisher,
   toneShare,
   VideoTestPublisher,
   VideoTestSubscriber,
@@ -139,6 +142,46 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
     const sent = publisher.packetsSent;
     await waitFor(() => publisher.packetsSent > sent + 20, 'publisher still sending');
     expect(subscriber.count(mid)).toBe(stoppedAt);
+  });
+
+  it('takes a simulcast publish and forwards the layer a subscriber asks for with quality (an extension); an unknown quality is a 400', async () => {
+    world = await startMeetingWorld();
+    const { alice, bob, meetingId, join } = world;
+    await join(alice);
+    await join(bob);
+    const publisher = keep(new SimulcastTestPublisher());
+    const published = await alice.call('PUT', `/meetings/${meetingId}/media`, {
+      json: { type: 'video', enabled: true, sdp: await publisher.createOffer() },
+    });
+    expect(published.status).toBe(204);
+    await publisher.acceptAnswer((await alice.next('MEETING_SDP_ANSWERED')).sdp);
+    publisher.start();
+    await bob.next('MEETING_MEDIA_STREAM_CHANGED', (event) => event.active === true);
+    await waitFor(() => publisher.peer.connectionState === 'connected', "A's publish connection", 30_000);
+
+    const unknown = await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
+      json: { subscribe: [{ userId: alice.userId, type: 'video', quality: 'ultra' }], unsubscribe: [] },
+    });
+    expect(unknown.status).toBe(400);
+
+    const subscriber = keep(new VideoTestSubscriber());
+    const subscribed = await bob.call('PUT', `/meetings/${meetingId}/media/subscribe`, {
+      json: { subscribe: [{ userId: alice.userId, type: 'video', quality: 'LOW' }], unsubscribe: [] },
+    });
+    expect(subscribed.status).toBe(204);
+    const offered = await bob.next('MEETING_SDP_OFFERED');
+    const mid = (await bob.next('MEETING_PARTICIPANT_SUBSCRIBED')).streams[0].mid as string;
+    const answer = await bob.call('PUT', `/meetings/${meetingId}/media/answer`, {
+      json: { sdp: await subscriber.answer(offered.sdp) },
+    });
+    expect(answer.status).toBe(204);
+    await waitFor(() => subscriber.count(mid) > 30, "A's low layer at B", 30_000);
+    const layers = new Set(
+      subscriber.packets.map((received) =>
+        Math.floor((readSyntheticVp8(received.packet.payload)?.frameNumber ?? -1) / layerFrameBase),
+      ),
+    );
+    expect(layers).toEqual(new Set([0]));
   });
 
   it('stopping the meeting closes its media: the audio mix and forwarded video end', async () => {

@@ -1,7 +1,19 @@
 export { AudioTestClient } from './audio-test-client.js';
-export { createLoopbackPeer, localSdp, loopbackSfuOptions, waitFor } from './loopback.js';
+export {
+  createLoopbackPeer,
+  type LoopbackPeerOptions,
+  localSdp,
+  loopbackSfuOptions,
+  waitFor,
+} from './loopback.js';
 export { rms, sine, toneShare } from './signal.js';
+export {
+  layerFrameBase,
+  type SimulcastTestLayer,
+  SimulcastTestPublisher,
+} from './simulcast-test-publisher.js';
 export { readSyntheticVp8, type SyntheticFrameOptions, syntheticVp8Frame } from './synthetic-vp8.js';
+export { TransportFeedbackSender } from './transport-feedback-sender.js';
 export {
   type PublishRate,
   type ReceivedPacket,

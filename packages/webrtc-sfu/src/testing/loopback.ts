@@ -1,4 +1,12 @@
-import { RTCPeerConnection, RTCRtpCodecParameters, useNACK, usePLI } from 'werift';
+import {
+  RTCPeerConnection,
+  RTCRtpCodecParameters,
+  type RTCRtpHeaderExtensionParameters,
+  useNACK,
+  usePLI,
+  useTransportWideCC,
+  useTWCC,
+} from 'werift';
 import type { SfuOptionsInput } from '../options.js';
 
 /** SFU options that keep every connection on 127.0.0.1, for tests and benchmarks on one machine. */
@@ -6,12 +14,27 @@ export const loopbackSfuOptions = {
   ice: { hostAddresses: ['127.0.0.1'], onlyAddresses: ['127.0.0.1'] },
 } satisfies SfuOptionsInput;
 
+/** Extras of a {@link createLoopbackPeer} video connection. */
+export interface LoopbackPeerOptions {
+  /** RTP header extensions to negotiate (none by default). */
+  headerExtensions?: RTCRtpHeaderExtensionParameters[];
+  /** Negotiate transport-wide congestion control: werift then sends TWCC feedback on what it receives. */
+  transportCc?: boolean;
+}
+
 /**
  * A werift client connection on loopback, with Opus or VP8 (+RTX) like a browser would offer;
  * `videoPayloadType` picks VP8's payload type (RTX takes the next one), as browsers differ there.
  */
-export function createLoopbackPeer(kind: 'audio' | 'video', videoPayloadType = 96): RTCPeerConnection {
+export function createLoopbackPeer(
+  kind: 'audio' | 'video',
+  videoPayloadType = 96,
+  options: LoopbackPeerOptions = {},
+): RTCPeerConnection {
+  const headerExtensions = [...(options.headerExtensions ?? [])];
+  if (options.transportCc === true) headerExtensions.push(useTransportWideCC());
   return new RTCPeerConnection({
+    headerExtensions: { audio: [], video: kind === 'video' ? headerExtensions : [] },
     codecs:
       kind === 'audio'
         ? {
@@ -25,7 +48,8 @@ export function createLoopbackPeer(kind: 'audio' | 'video', videoPayloadType = 9
                 mimeType: 'video/VP8',
                 clockRate: 90_000,
                 payloadType: videoPayloadType,
-                rtcpFeedback: [useNACK(), usePLI()],
+                rtcpFeedback:
+                  options.transportCc === true ? [useNACK(), usePLI(), useTWCC()] : [useNACK(), usePLI()],
               }),
               new RTCRtpCodecParameters({
                 mimeType: 'video/rtx',

@@ -9,6 +9,10 @@ export interface SyntheticFrameOptions {
   maxPacketBytes: number;
   /** Sender's clock (ms since the epoch, fractional), written into every packet for latency. */
   sentAtMs: number;
+  /** A 15-bit picture id (and with it the extended descriptor), as simulcast senders write. */
+  pictureId?: number;
+  /** TL0PICIDX, written with the picture id. */
+  tl0PicIdx?: number;
 }
 
 /** Bytes of the marker each synthetic packet carries after its VP8 headers. */
@@ -25,12 +29,22 @@ export function syntheticVp8Frame(options: SyntheticFrameOptions): Buffer[] {
   while (remaining > 0) {
     const first = payloads.length === 0;
     const size = Math.min(options.maxPacketBytes, remaining);
-    const payload = Buffer.alloc(Math.max(size, 1 + 10 + metadataBytes));
-    payload[0] = first ? 0x10 : 0x00;
+    const extended = options.pictureId !== undefined;
+    const descriptorBytes = extended ? 5 : 1;
+    const payload = Buffer.alloc(Math.max(size, descriptorBytes + 10 + metadataBytes));
+    payload[0] = (first ? 0x10 : 0x00) | (extended ? 0x80 : 0x00);
     let offset = 1;
+    if (extended) {
+      const pictureId = (options.pictureId ?? 0) & 0x7fff;
+      payload[1] = 0xc0;
+      payload[2] = 0x80 | (pictureId >> 8);
+      payload[3] = pictureId & 0xff;
+      payload[4] = (options.tl0PicIdx ?? 0) & 0xff;
+      offset = 5;
+    }
     if (first) {
-      payload[1] = options.keyframe ? 0x00 : 0x01;
-      offset = 4;
+      payload[offset] = options.keyframe ? 0x00 : 0x01;
+      offset += 3;
       if (options.keyframe) {
         payload.set([0x9d, 0x01, 0x2a, 0x40, 0x01, 0xf0, 0x00], offset);
         offset += 7;
@@ -47,7 +61,8 @@ export function syntheticVp8Frame(options: SyntheticFrameOptions): Buffer[] {
 /** Frame number and send time of a synthetic packet, or `undefined` for other payloads. Pure. */
 export function readSyntheticVp8(payload: Buffer): { frameNumber: number; sentAtMs: number } | undefined {
   const first = ((payload[0] ?? 0) & 0x10) !== 0;
-  const offset = first ? (((payload[1] ?? 1) & 0x01) === 0 ? 11 : 4) : 1;
+  const descriptor = ((payload[0] ?? 0) & 0x80) !== 0 ? 5 : 1;
+  const offset = descriptor + (first ? (((payload[descriptor] ?? 1) & 0x01) === 0 ? 10 : 3) : 0);
   if (payload.length < offset + metadataBytes) return undefined;
   return { frameNumber: payload.readUInt32BE(offset), sentAtMs: payload.readDoubleBE(offset + 4) };
 }

@@ -1,13 +1,18 @@
 import {
   GenericNack,
   MediaStreamTrack,
+  ReceiverEstimatedMaxBitrate,
   type RTCPeerConnection,
+  RTP_EXTENSION_URI,
+  RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
   RtpHeader,
   RtpPacket,
+  useTransportWideCC,
 } from 'werift';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { syntheticVp8Frame } from './synthetic-vp8.js';
+import { TransportFeedbackSender } from './transport-feedback-sender.js';
 
 /** How a {@link VideoTestPublisher} sends. */
 export interface PublishRate {
@@ -119,20 +124,49 @@ export interface ReceivedPacket {
 
 /** A werift client that answers the SFU's subscription offers and records what arrives per mid. */
 export class VideoTestSubscriber {
-  readonly peer: RTCPeerConnection = createLoopbackPeer('video');
+  readonly peer: RTCPeerConnection;
   /** Every packet received, unless {@link VideoTestSubscriber.keepPackets} is false. */
   readonly packets: ReceivedPacket[] = [];
   /** Packets received per mid. */
   readonly counts = new Map<string, number>();
   keepPackets = true;
   onPacket: ((received: ReceivedPacket) => void) | undefined;
+  /** Sends TWCC feedback when constructed with `transportCc`. */
+  readonly transportFeedback: TransportFeedbackSender | undefined;
 
-  constructor() {
+  /**
+   * `transportCc` negotiates transport-wide sequence numbers and sends TWCC feedback on what
+   * arrives (see {@link TransportFeedbackSender}, which can also pretend a bitrate limit).
+   */
+  constructor(options: { transportCc?: boolean } = {}) {
+    const transportCc = options.transportCc === true;
+    this.peer = createLoopbackPeer('video', 96, {
+      headerExtensions: transportCc ? [useTransportWideCC()] : [],
+    });
+    this.transportFeedback = transportCc
+      ? new TransportFeedbackSender(
+          () => this.peer.getTransceivers()[0]?.receiver.dtlsTransport,
+          Math.floor(Math.random() * 0xffff_ffff),
+        )
+      : undefined;
     this.peer.onTrack.subscribe((track) => {
       const transceiver = this.peer
         .getTransceivers()
         .find((candidate) => candidate.receiver.tracks.includes(track));
       track.onReceiveRtp.subscribe((packet) => {
+        if (this.transportFeedback !== undefined && transceiver !== undefined) {
+          const id = transceiver.headerExtensions.find(
+            (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+          )?.id;
+          const extension = packet.header.extensions.find((candidate) => candidate.id === id);
+          if (extension !== undefined && extension.payload.length >= 2) {
+            this.transportFeedback.received(
+              extension.payload.readUInt16BE(0),
+              packet.serializeSize,
+              packet.header.ssrc,
+            );
+          }
+        }
         const received = { mid: transceiver?.mid ?? '', packet, receivedAtMs: wallClockMs() };
         this.counts.set(received.mid, (this.counts.get(received.mid) ?? 0) + 1);
         if (this.keepPackets) this.packets.push(received);
@@ -162,7 +196,34 @@ export class VideoTestSubscriber {
     await transceiver.receiver.dtlsTransport.sendRtcp([new RtcpTransportLayerFeedback({ feedback })]);
   }
 
+  /**
+   * Sends a REMB saying the client can receive `bitrate` bit/s on every stream it has received, as
+   * a browser without transport-wide congestion control does.
+   */
+  async sendRemb(bitrate: number): Promise<void> {
+    const transceiver = this.peer.getTransceivers()[0];
+    if (transceiver === undefined) throw new Error('no transceiver to send a REMB on');
+    const ssrcFeedbacks = [...new Set(this.packets.map((received) => received.packet.header.ssrc))];
+    let mantissa = Math.round(bitrate);
+    let exponent = 0;
+    while (mantissa >= 0x4_0000) {
+      mantissa = Math.floor(mantissa / 2);
+      exponent += 1;
+    }
+    const feedback = new ReceiverEstimatedMaxBitrate({
+      senderSsrc: transceiver.receiver.rtcpSsrc,
+      mediaSsrc: 0,
+      ssrcNum: ssrcFeedbacks.length,
+      brExp: exponent,
+      brMantissa: mantissa,
+      bitrate: BigInt(mantissa) << BigInt(exponent),
+      ssrcFeedbacks,
+    });
+    await transceiver.receiver.dtlsTransport.sendRtcp([new RtcpPayloadSpecificFeedback({ feedback })]);
+  }
+
   async close(): Promise<void> {
+    this.transportFeedback?.stop();
     await this.peer.close();
   }
 }

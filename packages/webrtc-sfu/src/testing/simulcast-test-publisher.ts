@@ -1,0 +1,205 @@
+import {
+  MediaStreamTrack,
+  PictureLossIndication,
+  type RTCPeerConnection,
+  RTP_EXTENSION_URI,
+  RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
+  RtpHeader,
+  serializeSdesMid,
+  serializeSdesRTPStreamID,
+  TransportWideCC,
+  useSdesMid,
+  useSdesRTPStreamId,
+} from 'werift';
+import { transportFeedbackResults } from '../bandwidth/transport-feedback.js';
+import { createLoopbackPeer, localSdp } from './loopback.js';
+import { syntheticVp8Frame } from './synthetic-vp8.js';
+import { wallClockMs } from './video-test-clients.js';
+
+/** One layer of a {@link SimulcastTestPublisher}. */
+export interface SimulcastTestLayer {
+  rid: string;
+  /** Payload bit/s. */
+  bitrate: number;
+}
+
+/** Frame numbers of layer `index` start at `index * layerFrameBase`, so receivers can tell layers apart. */
+export const layerFrameBase = 1_000_000;
+
+interface LayerState extends SimulcastTestLayer {
+  index: number;
+  ssrc: number;
+  sequenceNumber: number;
+  pictureId: number;
+  frames: number;
+  keyframeWanted: boolean;
+  keyframeRequests: number;
+  keyframesSent: number;
+}
+
+/**
+ * A werift client that publishes synthetic VP8 with simulcast the way Chromium does: its offer
+ * carries `a=rid` and `a=simulcast:send` and no SSRCs, and every packet carries the MID and RID
+ * header extensions. werift cannot send simulcast itself, so this writes each layer's RTP (own
+ * SSRC, sequence numbers, 15-bit picture ids and TL0PICIDX) straight to the DTLS transport, and
+ * answers PLIs for a layer's SSRC with a keyframe of that layer.
+ */
+export class SimulcastTestPublisher {
+  readonly peer: RTCPeerConnection;
+  /** Frame number of each layer's last keyframe. */
+  readonly #layers: LayerState[];
+  #timer: NodeJS.Timeout | undefined;
+  #mid = '0';
+  #transportSequenceNumber = 0;
+  /** TWCC reports received from the SFU (with `transportCc`). */
+  transportFeedbackReports = 0;
+  /** Packets those reports say arrived. */
+  packetsReportedReceived = 0;
+
+  /** `transportCc` numbers every packet transport-wide and reads the SFU's TWCC reports. */
+  constructor(
+    layers: SimulcastTestLayer[] = [
+      { rid: 'l', bitrate: 100_000 },
+      { rid: 'm', bitrate: 300_000 },
+      { rid: 'h', bitrate: 900_000 },
+    ],
+    options: { transportCc?: boolean } = {},
+  ) {
+    this.peer = createLoopbackPeer('video', 96, {
+      headerExtensions: [useSdesMid(), useSdesRTPStreamId()],
+      transportCc: options.transportCc === true,
+    });
+    this.peer.addTransceiver(new MediaStreamTrack({ kind: 'video' }), { direction: 'sendonly' });
+    this.#layers = layers.map((layer, index) => ({
+      ...layer,
+      index,
+      ssrc: 0x1000_0000 + index * 0x100 + Math.floor(Math.random() * 0xff),
+      sequenceNumber: 1000 * (index + 1),
+      pictureId: 100 * (index + 1),
+      frames: 0,
+      keyframeWanted: true,
+      keyframeRequests: 0,
+      keyframesSent: 0,
+    }));
+  }
+
+  /** PLIs received per rid. */
+  keyframeRequests(rid: string): number {
+    return this.#layers.find((layer) => layer.rid === rid)?.keyframeRequests ?? 0;
+  }
+
+  /** Keyframes sent per rid. */
+  keyframesSent(rid: string): number {
+    return this.#layers.find((layer) => layer.rid === rid)?.keyframesSent ?? 0;
+  }
+
+  /** The offer, with simulcast attributes added and the SSRC lines removed. */
+  async createOffer(): Promise<string> {
+    const sdp = await localSdp(this.peer, 'offer');
+    const rids = this.#layers.map((layer) => layer.rid);
+    const lines = sdp
+      .split('\r\n')
+      .filter((line) => !line.startsWith('a=ssrc'))
+      .filter((line) => line !== '');
+    const videoStart = lines.findIndex((line) => line.startsWith('m=video'));
+    lines.splice(
+      videoStart + 1,
+      0,
+      ...rids.map((rid) => `a=rid:${rid} send`),
+      `a=simulcast:send ${rids.join(';')}`,
+    );
+    return `${lines.join('\r\n')}\r\n`;
+  }
+
+  async acceptAnswer(sdp: string): Promise<void> {
+    await this.peer.setRemoteDescription({ type: 'answer', sdp });
+    this.#mid = this.peer.getTransceivers()[0]?.mid ?? '0';
+    const transport = this.peer.getTransceivers()[0]?.sender.dtlsTransport;
+    transport?.onRtcp.subscribe((packet) => {
+      if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof TransportWideCC) {
+        this.transportFeedbackReports += 1;
+        this.packetsReportedReceived += transportFeedbackResults(packet.feedback).filter(
+          (result) => result.received,
+        ).length;
+        return;
+      }
+      if (!(packet instanceof RtcpPayloadSpecificFeedback)) return;
+      if (!(packet.feedback instanceof PictureLossIndication)) return;
+      const { mediaSsrc } = packet.feedback;
+      const layer = this.#layers.find((candidate) => candidate.ssrc === mediaSsrc);
+      if (layer === undefined) return;
+      layer.keyframeRequests += 1;
+      layer.keyframeWanted = true;
+    });
+  }
+
+  /** Sends every layer at 30 frames/s until {@link SimulcastTestPublisher.stop}. */
+  start(options: { keyframeInterval?: number } = {}): void {
+    this.stop();
+    const { keyframeInterval = 100_000 } = options;
+    this.#timer = setInterval(() => {
+      for (const layer of this.#layers) {
+        const keyframe = layer.keyframeWanted || layer.frames % keyframeInterval === 0;
+        layer.keyframeWanted = false;
+        this.#sendFrame(layer, keyframe);
+      }
+    }, 1000 / 30);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  async close(): Promise<void> {
+    this.stop();
+    await this.peer.close();
+  }
+
+  #sendFrame(layer: LayerState, keyframe: boolean): void {
+    const transceiver = this.peer.getTransceivers()[0];
+    const transport = transceiver?.sender.dtlsTransport;
+    if (transceiver === undefined || transport?.state !== 'connected') return;
+    const extensionId = (uri: string) =>
+      transceiver.headerExtensions.find((extension) => extension.uri === uri)?.id;
+    const midId = extensionId(RTP_EXTENSION_URI.sdesMid);
+    const ridId = extensionId(RTP_EXTENSION_URI.sdesRTPStreamID);
+    const transportCcId = extensionId(RTP_EXTENSION_URI.transportWideCC);
+    if (midId === undefined || ridId === undefined) return;
+    const payloads = syntheticVp8Frame({
+      keyframe,
+      frameNumber: layer.index * layerFrameBase + layer.frames,
+      frameBytes: Math.round(layer.bitrate / 8 / 30),
+      maxPacketBytes: 1_100,
+      sentAtMs: wallClockMs(),
+      pictureId: layer.pictureId,
+      tl0PicIdx: layer.frames,
+    });
+    if (keyframe) layer.keyframesSent += 1;
+    const timestamp = (layer.index * 7_777_777 + layer.frames * 3_000) % 0x1_0000_0000;
+    payloads.forEach((payload, index) => {
+      const header = new RtpHeader({
+        payloadType: 96,
+        ssrc: layer.ssrc,
+        sequenceNumber: layer.sequenceNumber,
+        timestamp,
+        marker: index === payloads.length - 1,
+      });
+      header.extensions = [
+        { id: midId, payload: serializeSdesMid(this.#mid) },
+        { id: ridId, payload: serializeSdesRTPStreamID(layer.rid) },
+      ];
+      if (transportCcId !== undefined) {
+        this.#transportSequenceNumber = (this.#transportSequenceNumber + 1) % 0x1_0000;
+        const payload = Buffer.alloc(2);
+        payload.writeUInt16BE(this.#transportSequenceNumber);
+        header.extensions.push({ id: transportCcId, payload });
+      }
+      layer.sequenceNumber = (layer.sequenceNumber + 1) % 0x1_0000;
+      transport.sendRtp(payload, header).catch(() => {});
+    });
+    layer.frames += 1;
+    layer.pictureId = (layer.pictureId + 1) % 0x8000;
+  }
+}

@@ -1,0 +1,226 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSfu, type Router, type Sfu, type SfuOptionsInput, type StreamQuality } from '../src/index.js';
+import { isVp8KeyframeStart } from '../src/rtp/vp8.js';
+import { readVp8Descriptor } from '../src/rtp/vp8-picture-rewriter.js';
+import {
+  layerFrameBase,
+  loopbackSfuOptions,
+  type ReceivedPacket,
+  readSyntheticVp8,
+  SimulcastTestPublisher,
+  VideoTestPublisher,
+  VideoTestSubscriber,
+  waitFor,
+} from '../src/testing/index.js';
+
+let sfu: Sfu;
+const clients: Array<{ close(): Promise<void> }> = [];
+
+function track<T extends { close(): Promise<void> }>(client: T): T {
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  sfu?.close();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** Quick allocation so tests see layer changes within a second or two. */
+const options = {
+  ...loopbackSfuOptions,
+  bandwidth: { allocationIntervalMs: 100, upgradeHoldMs: 500 },
+} satisfies SfuOptionsInput;
+
+async function publishSimulcast(
+  router: Router,
+  participantId: string,
+  transportCc = false,
+): Promise<SimulcastTestPublisher> {
+  const session = router.getSession(participantId) ?? router.createSession(participantId);
+  const publisher = track(new SimulcastTestPublisher(undefined, { transportCc }));
+  await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+  publisher.start();
+  const producer = router.getProducer(participantId, 'video');
+  await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU');
+  return publisher;
+}
+
+async function subscribe(
+  router: Router,
+  participantId: string,
+  to: string,
+  extra: { quality?: StreamQuality; transportCc?: boolean } = {},
+): Promise<{ subscriber: VideoTestSubscriber; mid: string }> {
+  const session = router.getSession(participantId) ?? router.createSession(participantId);
+  const subscriber = track(new VideoTestSubscriber({ transportCc: extra.transportCc === true }));
+  const offer = await session.updateSubscriptions({
+    subscribe: [{ participantId: to, kind: 'video', quality: extra.quality }],
+    unsubscribe: [],
+  });
+  await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const stream = offer.streams.find((entry) => entry.participantId === to);
+  if (stream === undefined) throw new Error('no stream in offer');
+  return { subscriber, mid: stream.mid };
+}
+
+function layerOf(received: ReceivedPacket): number {
+  const frame = readSyntheticVp8(received.packet.payload);
+  if (frame === undefined) throw new Error('not a synthetic packet');
+  return Math.floor(frame.frameNumber / layerFrameBase);
+}
+
+/** Layer of the last `count` packets on `mid`, if they all agree. */
+function settledLayer(subscriber: VideoTestSubscriber, mid: string, count = 20): number | undefined {
+  const recent = subscriber.packets.filter((received) => received.mid === mid).slice(-count);
+  if (recent.length < count) return undefined;
+  const layers = new Set(recent.map(layerOf));
+  return layers.size === 1 ? [...layers][0] : undefined;
+}
+
+/**
+ * What a decoder needs of one continuous stream: one SSRC, sequence numbers without gaps, picture
+ * ids one apart from frame to frame, timestamps never going back between frames, and a keyframe
+ * wherever the layer changes (and at the start).
+ */
+function expectContinuousStream(packets: ReceivedPacket[]): { switches: number } {
+  expect(packets.length).toBeGreaterThan(0);
+  expect(new Set(packets.map((received) => received.packet.header.ssrc)).size).toBe(1);
+  expect(isVp8KeyframeStart(packets[0]?.packet.payload ?? Buffer.alloc(0))).toBe(true);
+  let switches = 0;
+  let previousPictureId: number | undefined;
+  packets.forEach((received, index) => {
+    if (index === 0) return;
+    const previous = packets[index - 1] as ReceivedPacket;
+    const step =
+      (received.packet.header.sequenceNumber - previous.packet.header.sequenceNumber + 0x1_0000) % 0x1_0000;
+    expect(step).toBe(1);
+    if (layerOf(received) !== layerOf(previous)) {
+      switches += 1;
+      expect(isVp8KeyframeStart(received.packet.payload)).toBe(true);
+    }
+    const descriptor = readVp8Descriptor(received.packet.payload);
+    const startsFrame = ((received.packet.payload[0] ?? 0) & 0x10) !== 0;
+    if (startsFrame && descriptor !== undefined) {
+      if (previousPictureId !== undefined) {
+        expect(descriptor.pictureId).toBe((previousPictureId + 1) % 0x8000);
+        const advance =
+          (received.packet.header.timestamp - previous.packet.header.timestamp + 2 ** 32) % 2 ** 32;
+        expect(advance).toBeGreaterThan(0);
+        expect(advance).toBeLessThan(2 ** 31);
+      }
+      previousPictureId = descriptor.pictureId;
+    }
+  });
+  return { switches };
+}
+
+describe('simulcast', () => {
+  it('takes three layers from a simulcast publisher and gives a subscriber without feedback the high one, from its keyframe', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-high');
+    const publisher = await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
+    await waitFor(() => subscriber.count(mid) >= 60, 'packets at the subscriber');
+    const packets = subscriber.packets.filter((received) => received.mid === mid);
+    expect(new Set(packets.map(layerOf))).toEqual(new Set([2]));
+    expectContinuousStream(packets);
+    const producer = router.getProducer('alice', 'video');
+    expect(producer?.layers.map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
+    expect(producer?.activeLayers().map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
+    expect(publisher.keyframeRequests('h')).toBeGreaterThan(0);
+    expect(router.requireSession('bob').subscriptionBandwidth).toBeUndefined();
+  });
+
+  it('sends a publisher that negotiates transport-cc TWCC reports of everything its layers sent', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-publisher-feedback');
+    const publisher = await publishSimulcast(router, 'alice', true);
+    await waitFor(() => publisher.transportFeedbackReports >= 5, 'TWCC reports at the publisher');
+    await waitFor(() => publisher.packetsReportedReceived >= 100, 'packets reported received');
+  });
+
+  it('gives a subscriber asking for low quality the low layer', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-low');
+    await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice', { quality: 'low' });
+    await waitFor(() => subscriber.count(mid) >= 30, 'packets at the subscriber');
+    expect(new Set(subscriber.packets.map(layerOf))).toEqual(new Set([0]));
+  });
+
+  it('follows a subscriber whose REMB is low to the low layer, then back to the high one when it rises, switching at keyframes without a sequence gap', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-remb');
+    const publisher = await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer first');
+
+    const lowRequestsBefore = publisher.keyframeRequests('l');
+    await subscriber.sendRemb(200_000);
+    await waitFor(
+      () => router.requireSession('bob').subscriptionBandwidth === 200_000,
+      'the REMB at the SFU',
+    );
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer after a low REMB');
+    expect(publisher.keyframeRequests('l')).toBeGreaterThan(lowRequestsBefore);
+
+    await subscriber.sendRemb(5_000_000);
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer after the REMB rose');
+
+    const packets = subscriber.packets.filter((received) => received.mid === mid);
+    const { switches } = expectContinuousStream(packets);
+    expect(switches).toBeGreaterThanOrEqual(2);
+    const consumer = router.getProducer('alice', 'video')?.consumers.values().next().value;
+    expect(consumer?.stats.layerSwitches).toBe(switches);
+  });
+
+  it('pauses a non-simulcast stream for a subscriber whose REMB cannot carry it, and resumes it at a keyframe when the REMB rises', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('single-layer-remb');
+    const session = router.createSession('alice');
+    const publisher = track(new VideoTestPublisher({ payloadType: 120 }));
+    await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+    publisher.start({ bitrate: 800_000, keyframeInterval: 100_000 });
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
+    await waitFor(() => subscriber.count(mid) >= 30, 'packets before the REMB');
+    const producer = router.getProducer('alice', 'video');
+    await waitFor(() => (producer?.layers[0]?.bitrate ?? 0) > 500_000, 'a measured layer bitrate');
+
+    await subscriber.sendRemb(150_000);
+    const consumer = producer?.consumers.values().next().value;
+    await waitFor(() => consumer?.paused === true, 'the stream paused for bob');
+    const whilePaused = subscriber.count(mid);
+    const sent = publisher.packetsSent;
+    await waitFor(() => publisher.packetsSent > sent + 60, 'the publisher still sending');
+    expect(subscriber.count(mid)).toBe(whilePaused);
+
+    await subscriber.sendRemb(5_000_000);
+    await waitFor(() => subscriber.count(mid) > whilePaused + 10, 'packets again after the REMB rose');
+    expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid));
+  });
+
+  it('follows TWCC feedback: a subscriber whose feedback reports losses above 250 kbit/s drops to the low layer and climbs back to the high one once the limit is lifted', async () => {
+    sfu = createSfu({ ...options, bandwidth: { ...options.bandwidth, increasePerSecond: 1 } });
+    const router = sfu.createRouter('simulcast-twcc');
+    await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribe(router, 'bob', 'alice', { transportCc: true });
+    const session = router.requireSession('bob');
+    await waitFor(() => session.subscriptionBandwidth !== undefined, 'a transport-feedback estimate');
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer on the unshaped link');
+
+    subscriber.transportFeedback?.limit(250_000);
+    await waitFor(() => (session.subscriptionBandwidth ?? Infinity) < 400_000, 'the estimate falling');
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer under the limit');
+
+    subscriber.transportFeedback?.limit(undefined);
+    await waitFor(
+      () => settledLayer(subscriber, mid) === 2,
+      'the high layer after the limit was lifted',
+      20_000,
+    );
+    expect(
+      expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid)).switches,
+    ).toBeGreaterThanOrEqual(2);
+  });
+});
