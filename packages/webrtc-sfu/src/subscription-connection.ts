@@ -2,7 +2,7 @@ import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
 import { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
+import { createPeer, negotiate, setLocalDescriptionQuietly, startRestartedIce } from './peer-factory.js';
 import type { Producer, StreamKind } from './producer.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { validateSdp } from './sdp/validate-sdp.js';
@@ -67,8 +67,15 @@ export class SubscriptionConnection {
     return this.#peer;
   }
 
-  /** Applies unsubscriptions, then subscriptions, and returns a new offer. */
-  async update(subscribe: Producer[], unsubscribe: StreamRef[]): Promise<SubscriptionOffer> {
+  /**
+   * Applies unsubscriptions, then subscriptions, and returns a new offer; with `iceRestart` the
+   * offer carries new ICE credentials (werift gathers again and checks new pairs once answered).
+   */
+  async update(
+    subscribe: Producer[],
+    unsubscribe: StreamRef[],
+    iceRestart = false,
+  ): Promise<SubscriptionOffer> {
     for (const stream of unsubscribe) this.#consumers.get(streamKey(stream))?.consumer.close();
     const added = subscribe.filter((producer) => !this.#consumers.has(streamKey(producer)));
     const limit = this.#options.limits.subscriptionsPerSession;
@@ -83,7 +90,7 @@ export class SubscriptionConnection {
     const peer = this.#peer;
     for (const producer of added) this.#attach(peer, producer);
     const sdp = await negotiate('create the subscription offer', async () => {
-      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer());
+      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer({ iceRestart }));
       return peer.localDescription?.sdp ?? '';
     });
     this.#offerPending = true;
@@ -106,6 +113,7 @@ export class SubscriptionConnection {
     await negotiate('apply the subscription answer', () =>
       peer.setRemoteDescription({ type: 'answer', sdp: answer }),
     );
+    startRestartedIce(peer);
     this.#offerPending = false;
     for (const { consumer } of this.#consumers.values()) consumer.producer.requestKeyframe();
   }

@@ -1,5 +1,6 @@
 export { AudioTestClient } from './audio-test-client.js';
 export { createLoopbackPeer, localSdp, loopbackSfuOptions, waitFor } from './loopback.js';
+export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
 export { rms, sine, toneShare } from './signal.js';
 export { readSyntheticVp8, type SyntheticFrameOptions, syntheticVp8Frame } from './synthetic-vp8.js';
 export {
