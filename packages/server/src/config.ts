@@ -292,6 +292,11 @@ export const environmentSchema = z.object({
   /** How often scheduled meetings past their expiration are looked for and removed, in milliseconds. */
   MEETING_EXPIRY_SWEEP_MS: integer(1000).default(60_000),
   /**
+   * How long an `/events` session that dropped stays resumable with its queue id, keeping its
+   * meeting participations, in seconds; 0 ends them when the socket closes.
+   */
+  MEETING_RECONNECT_GRACE_SECONDS: integer(0).max(3600).default(15),
+  /**
    * Stop meetings left active by a previous run at start (their media lived in that process).
    * `auto`: only with SQLite, which one process owns; PostgreSQL may be shared by running instances.
    */
@@ -492,6 +497,8 @@ export interface ServerConfig {
     sfuStunServers: string[];
     maxParticipants: number;
     expirySweepMs: number;
+    /** How long a dropped `/events` session can be resumed with its queue id, in milliseconds. */
+    reconnectGraceMs: number;
     stopActiveAtStart: boolean;
   };
   cluster: {
@@ -753,6 +760,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       sfuStunServers: values.MEETING_SFU_STUN_SERVERS ?? [],
       maxParticipants: values.MEETING_MAX_PARTICIPANTS,
       expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
+      reconnectGraceMs: values.MEETING_RECONNECT_GRACE_SECONDS * 1000,
       stopActiveAtStart:
         values.MEETING_STOP_ACTIVE_AT_START === 'auto'
           ? !/^postgres(ql)?:\/\//i.test(values.CHAT_DATABASE_URL ?? '')

@@ -2,8 +2,9 @@ import { type RTCPeerConnection, type RTCRtpTransceiver, RtpHeader, RtpPacket } 
 import type { AudioMixer } from './audio/audio-mixer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
+import { answerIceRestart, createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
+import { isIceRestartOffer } from './sdp/ice-restart.js';
 import type { SdpDirection } from './sdp/parse-sdp.js';
 import type { SfuTotals } from './sfu-stats.js';
 
@@ -65,6 +66,17 @@ export class AudioConnection {
       this.#participantId,
       offeredDirection === 'sendonly' ? undefined : (payload, index) => this.#send(payload, index),
     );
+    return announceAddresses(sdp, ice.announcedAddresses);
+  }
+
+  /** Whether `offer` restarts ICE on this connection rather than replacing it. */
+  restartsIce(offer: string): boolean {
+    return !this.#closed && isIceRestartOffer(this.#peer.remoteDescription?.sdp, offer);
+  }
+
+  /** Answers an offer that restarts ICE (see {@link AudioConnection.restartsIce}); the mix keeps flowing once it reconnects. */
+  async answerIceRestart(offer: string, ice: SfuOptions['ice']): Promise<string> {
+    const sdp = await answerIceRestart(this.#peer, ice, offer);
     return announceAddresses(sdp, ice.announcedAddresses);
   }
 

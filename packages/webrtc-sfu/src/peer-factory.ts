@@ -115,3 +115,48 @@ export async function negotiate<T>(step: string, action: () => Promise<T>): Prom
     });
   }
 }
+
+/**
+ * Answers an offer that restarts ICE on `peer`, an answering connection that is already set up
+ * (see `isIceRestartOffer`): werift sees the new credentials, gathers again and checks the new
+ * candidate pairs, while the DTLS session, the transceivers and what they carry stay as they are.
+ * Returns the answer with the new credentials and candidates.
+ */
+export async function answerIceRestart(
+  peer: RTCPeerConnection,
+  ice: SfuOptions['ice'],
+  offer: string,
+): Promise<string> {
+  await negotiate('apply the ICE restart offer', () =>
+    peer.setRemoteDescription({ type: 'offer', sdp: offer }),
+  );
+  const answer = await negotiate('answer the ICE restart offer', async () => {
+    await setLocalDescriptionQuietly(peer, ice, await peer.createAnswer());
+    return peer.localDescription?.sdp ?? '';
+  });
+  startRestartedIce(peer);
+  return answer;
+}
+
+/**
+ * Starts the connectivity checks of ICE transports that were restarted under a DTLS session that
+ * is still up. werift 0.24 restarts ICE on new credentials but, once both sides are described,
+ * skips starting a transport whose DTLS is connected, so nothing would check the new candidates.
+ * Call it after the description that completes a restart (the local answer, or the remote answer
+ * to an offer made with `iceRestart`); anything else is left alone.
+ */
+export function startRestartedIce(peer: RTCPeerConnection): void {
+  for (const dtls of peer.dtlsTransports) {
+    const transport = dtls.iceTransport;
+    const connection = transport.connection;
+    // A restarted transport has no nominated pair and nobody checking; a closed one is left alone.
+    if (dtls.state !== 'connected' || connection.nominated !== undefined) continue;
+    // `waitStart` (private in werift's types) is set while a start() runs.
+    const starting = (transport as unknown as { waitStart?: unknown }).waitStart !== undefined;
+    if (transport.state === 'closed' || starting) continue;
+    if (!connection.remoteUsername || !connection.remotePassword) continue;
+    transport.start().catch(() => {
+      // The connection state reports the failure; the client may restart again.
+    });
+  }
+}

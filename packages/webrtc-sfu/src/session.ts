@@ -4,10 +4,11 @@ import { startPublisherFeedback } from './bandwidth/publisher-feedback.js';
 import type { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
+import { answerIceRestart, createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import { Producer, type StreamKind } from './producer.js';
 import type { RouterInternals } from './router-internals.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
+import { isIceRestartOffer } from './sdp/ice-restart.js';
 import { validateSdp } from './sdp/validate-sdp.js';
 import {
   type StreamRef,
@@ -31,6 +32,11 @@ export interface SubscriptionUpdate {
   /** Streams to watch; one already watched takes its new preferred `quality` when given. */
   subscribe: SubscribeRef[];
   unsubscribe: StreamRef[];
+  /**
+   * Restart ICE on the subscribe connection: the offer carries new ICE credentials, for a client
+   * whose network changed or whose connection went `disconnected`/`failed`. @default false
+   */
+  iceRestart?: boolean;
 }
 
 const streamKinds: readonly string[] = ['video', 'screen'];
@@ -109,13 +115,15 @@ export class Session extends TypedEmitter<SessionEvents> {
 
   /**
    * Answers the client's audio offer, replacing an earlier audio connection. The answer carries
-   * the mix of every other unmuted participant.
+   * the mix of every other unmuted participant. An offer of the same client connection with new ICE
+   * credentials (an ICE restart) is answered on the existing connection instead.
    * @throws SfuError `invalid_sdp`, `unsupported_media` (not one Opus audio section), `negotiation_failed`, `closed`.
    */
   answerAudioOffer(offer: string): Promise<string> {
     const { summary } = validateSdp(offer, 'audio-offer', { maxBytes: this.#options.limits.sdpBytes });
     const direction = summary.media[0]?.direction ?? 'sendrecv';
     return this.#serialize(async () => {
+      if (this.#audio?.restartsIce(offer)) return this.#audio.answerIceRestart(offer, this.#options.ice);
       this.#audio?.close();
       const audio = new AudioConnection(
         this.participantId,
@@ -149,13 +157,19 @@ export class Session extends TypedEmitter<SessionEvents> {
   /**
    * Answers the client's offer to publish its camera or screen, replacing an earlier publish
    * connection of that kind; subscribers continue at the new connection's next keyframe. Publishing
-   * enables the stream.
+   * enables the stream. An offer of the same client connection with new ICE credentials (an ICE
+   * restart) is answered on the existing connection instead, keeping its stream.
    * @throws SfuError `invalid_sdp`, `unsupported_media` (not one sent VP8 video section), `negotiation_failed`, `closed`.
    */
   publish(kind: StreamKind, offer: string): Promise<string> {
     this.#assertKind(kind);
     validateSdp(offer, 'publish-offer', { maxBytes: this.#options.limits.sdpBytes });
     return this.#serialize(async () => {
+      const current = this.#publishers.get(kind)?.peer;
+      if (current !== undefined && isIceRestartOffer(current.remoteDescription?.sdp, offer)) {
+        const sdp = await answerIceRestart(current, this.#options.ice, offer);
+        return announceAddresses(sdp, this.#options.ice.announcedAddresses);
+      }
       const peer = createPeer(this.#options.ice, 'video');
       try {
         const sdp = await this.#answerPublish(peer, kind, offer);
@@ -208,7 +222,7 @@ export class Session extends TypedEmitter<SessionEvents> {
         }
         return { producer, quality: stream.quality };
       });
-      return this.#subscriptions.update(producers, update.unsubscribe);
+      return this.#subscriptions.update(producers, update.unsubscribe, update.iceRestart === true);
     });
   }
 

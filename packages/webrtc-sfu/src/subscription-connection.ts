@@ -14,7 +14,7 @@ import { transportFeedbackResults } from './bandwidth/transport-feedback.js';
 import { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
+import { createPeer, negotiate, setLocalDescriptionQuietly, startRestartedIce } from './peer-factory.js';
 import { type Producer, qualityLayerIndex, type StreamKind, type StreamQuality } from './producer.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { validateSdp } from './sdp/validate-sdp.js';
@@ -103,11 +103,13 @@ export class SubscriptionConnection {
 
   /**
    * Applies unsubscriptions, then subscriptions (a stream already watched takes its new preferred
-   * quality), and returns a new offer.
+   * quality), and returns a new offer; with `iceRestart` the offer carries new ICE credentials
+   * (werift gathers again and checks new pairs once answered).
    */
   async update(
     subscribe: Array<{ producer: Producer; quality?: StreamQuality | undefined }>,
     unsubscribe: StreamRef[],
+    iceRestart = false,
   ): Promise<SubscriptionOffer> {
     for (const stream of unsubscribe) this.#consumers.get(streamKey(stream))?.consumer.close();
     for (const { producer, quality } of subscribe) {
@@ -128,7 +130,7 @@ export class SubscriptionConnection {
     for (const { producer, quality } of added) this.#attach(peer, producer, quality);
     this.allocate();
     const sdp = await negotiate('create the subscription offer', async () => {
-      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer());
+      await setLocalDescriptionQuietly(peer, this.#options.ice, await peer.createOffer({ iceRestart }));
       return peer.localDescription?.sdp ?? '';
     });
     this.#offerPending = true;
@@ -151,6 +153,7 @@ export class SubscriptionConnection {
     await negotiate('apply the subscription answer', () =>
       peer.setRemoteDescription({ type: 'answer', sdp: answer }),
     );
+    startRestartedIce(peer);
     this.#offerPending = false;
     this.#listen(peer);
     for (const { consumer } of this.#consumers.values()) {

@@ -49,26 +49,30 @@ export interface MediaServer {
   removeParticipant(meetingId: string, userId: string): Promise<void>;
   /**
    * Answers the participant's audio offer; the answer carries the mix of every other unmuted participant.
+   * An offer of the same client connection with new ICE credentials restarts ICE on that connection.
    * @throws ChatError `participant_not_found`, `invalid_sdp`, `media_failed`
    */
   answerAudioOffer(meetingId: string, userId: string, offer: string): Promise<string>;
   /** Unmutes or mutes the participant in everyone else's mix. @throws ChatError `participant_not_found` */
   setAudioEnabled(meetingId: string, userId: string, enabled: boolean): Promise<void>;
   /**
-   * Answers the participant's offer to publish a camera or screen stream, and enables it.
+   * Answers the participant's offer to publish a camera or screen stream, and enables it. An offer
+   * of the same client connection with new ICE credentials restarts ICE on that connection.
    * @throws ChatError `participant_not_found`, `invalid_sdp`, `media_failed`
    */
   publish(meetingId: string, userId: string, type: MediaType, offer: string): Promise<string>;
   /** Stops or resumes forwarding a published stream; disabling an unpublished one does nothing. */
   setStreamEnabled(meetingId: string, userId: string, type: MediaType, enabled: boolean): Promise<void>;
   /**
-   * Changes what the participant watches and returns the server's new offer.
+   * Changes what the participant watches and returns the server's new offer; with `iceRestart` the
+   * offer also restarts ICE on the participant's subscribe connection (new credentials, candidates
+   * checked again), for a client whose network changed.
    * @throws ChatError `participant_not_found`, `stream_not_found`, `media_failed`
    */
   updateSubscriptions(
     meetingId: string,
     userId: string,
-    changes: { subscribe: MediaSubscribeRef[]; unsubscribe: MediaStreamRef[] },
+    changes: { subscribe: MediaSubscribeRef[]; unsubscribe: MediaStreamRef[]; iceRestart?: boolean },
   ): Promise<MediaSubscriptionOffer>;
   /**
    * Applies the participant's answer to the last subscription offer.

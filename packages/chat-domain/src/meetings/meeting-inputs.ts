@@ -68,16 +68,19 @@ const mediaStream = z.object({ userId: uuid, type: caseInsensitiveEnum(mediaType
 const subscribedStream = mediaStream.extend({ quality: caseInsensitiveEnum(mediaQualities).optional() });
 
 /**
- * Body of `updateSubscriptions` (SubscriptionUpdates): both lists required, not both empty. A
- * stream to subscribe may name a preferred `quality`; subscribing again to a watched stream changes it.
+ * Body of `updateSubscriptions` (SubscriptionUpdates): both lists required, not both empty unless
+ * `iceRestart` (ours, optional) asks the server to offer an ICE restart of the subscribe connection.
+ * A stream to subscribe may name a preferred `quality`; subscribing again to a watched stream changes it.
  */
 export const subscriptionUpdatesSchema = z
   .object({
     subscribe: z.array(subscribedStream).max(100),
     unsubscribe: z.array(mediaStream).max(100),
+    iceRestart: z.boolean().optional(),
   })
-  .refine((updates) => updates.subscribe.length + updates.unsubscribe.length > 0, {
-    message: 'expected at least one stream to subscribe or unsubscribe',
-  });
+  .refine(
+    (updates) => updates.subscribe.length + updates.unsubscribe.length > 0 || updates.iceRestart === true,
+    { message: 'expected at least one stream to subscribe or unsubscribe, or iceRestart: true' },
+  );
 /** Parsed {@link subscriptionUpdatesSchema}. */
 export type SubscriptionUpdatesInput = z.output<typeof subscriptionUpdatesSchema>;

@@ -66,6 +66,7 @@ export interface MeetingService {
   updateMedia(actor: Actor, meetingId: string, body: unknown): Promise<void>;
   /**
    * Changes what the caller watches (SubscriptionUpdates): `MEETING_SDP_OFFERED` and `MEETING_PARTICIPANT_SUBSCRIBED` follow.
+   * `iceRestart: true` (with or without changes) makes the offer restart ICE on the subscribe connection.
    * @throws ChatError `invalid_input`, `meeting_not_found`, `not_a_member`, `participant_not_found`, `stream_not_found`, `media_failed`
    */
   updateSubscriptions(actor: Actor, meetingId: string, body: unknown): Promise<void>;

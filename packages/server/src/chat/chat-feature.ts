@@ -90,6 +90,7 @@ export async function createChatFeature(
     logger,
     onSessionClosed: (userId, queueId) => meetings.queueClosed(userId, queueId),
     onSessionOpened: (userId, queueId) => meetings.queueOpened(userId, queueId),
+    reconnectGraceMs: config.meetings.reconnectGraceMs,
   });
   socket = events;
   const chatPaths = ['/rooms', '/attachments', '/meetings', '/users'];

@@ -38,7 +38,15 @@ const controlMessages = {
     payload: {
       type: 'object',
       required: ['type', 'queueId'],
-      properties: { type: { const: 'websocketConnected' }, queueId: { type: 'string', format: 'uuid' } },
+      properties: {
+        type: { const: 'websocketConnected' },
+        queueId: { type: 'string', format: 'uuid' },
+        resumed: {
+          type: 'boolean',
+          description:
+            'Ours, only to a socket that asked for a queue id with `?queueId=`: true when it resumed that session (its meeting participations kept, the events of the time away follow); false when it got a new session instead (that queue is gone: join again).',
+        },
+      },
       additionalProperties: false,
     },
   },
@@ -62,9 +70,11 @@ const controlMessages = {
         type: { const: 'resync' },
         reason: {
           type: 'string',
-          enum: ['events_dropped', 'subscription_interrupted'],
+          enum: ['events_dropped', 'subscription_interrupted', 'events_missed_while_away'],
           description:
-            "`events_dropped`: events for the user were dropped past the server's backlog (CHAT_EVENT_BACKLOG_MAX, CHAT_EVENT_BACKLOG_SECONDS) while Redis was away. `subscription_interrupted`: this server was not listening for the user's events for a while (its Redis connection was down, or the session opened while it was), so events raised on other servers meanwhile passed it by.",
+            "`events_dropped`: events for the user were dropped past the server's backlog (CHAT_EVENT_BACKLOG_MAX, CHAT_EVENT_BACKLOG_SECONDS) while Redis was away. `subscription_interrupted`: this server was not listening for the user's events for a while (its Redis connection was down, or the session opened while it was), so events raised on other servers meanwhile passed it by. `events_missed_while_away`: a resumed session had more events while its socket was away than the server keeps (" +
+            eventsSocketLimits.keptEventsWhileAway +
+            ').',
         },
         sentDate: { type: 'string', format: 'date-time' },
       },
@@ -102,8 +112,17 @@ ${eventsSocketLimits.heartbeatMs / 1000} s; a client that has not answered one b
 ${eventsSocketLimits.maxClientMessageBytes} bytes. 1011: the server could not subscribe the session to
 events. 4002 (\`node fenced, reconnect\`): this API node had been taken for dead by another (it was
 frozen or cut off), which ended the meetings joined from its sessions; reconnect (to any node) and
-join again. A session closed without a code (1006) missed the heartbeat or lost its connection; closing
-a session ends the meetings joined from its queue.`;
+join again. 4003: another socket resumed this session. A session closed without a code (1006) missed the heartbeat
+or lost its connection.
+
+**Reconnecting.** A session whose socket dropped (closed by the client or lost; not one the server
+closed) is kept for MEETING_RECONNECT_GRACE_SECONDS (15 s by default) with its meeting participations
+and the events that arrive meanwhile (up to ${eventsSocketLimits.keptEventsWhileAway}). A new socket of the same user that asks
+for it, \`GET /events?queueId=<queueId>\`, resumes it: \`websocketConnected\` says \`"resumed": true\`
+with the same queue id, then the kept events follow. After the grace, or for an unknown queue id (a
+new session, \`"resumed": false\`), the session is closed: closing a session ends the meetings joined
+from its queue. A session lives in the API node that holds its socket: behind a load balancer,
+route a reconnection to the same node (or join again when \`resumed\` is false).`;
 
 const eventTypes = Object.keys(eventDescriptions) as ChatEventType[];
 

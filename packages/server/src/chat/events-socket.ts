@@ -19,8 +19,15 @@ export interface EventsSocketOptions {
   heartbeatMs?: number;
   /** Told when a session closes, e.g. to end the meetings joined from its queue. */
   onSessionClosed?: (userId: string, queueId: string) => void;
-  /** Called when a session opens, with the queue id it was given. */
+  /** Called when a session opens, with the queue id it was given (not again when it is resumed). */
   onSessionOpened?: (userId: string, queueId: string) => void;
+  /**
+   * How long a session whose socket dropped (closed by the client or the network, not by the
+   * server) stays resumable: a new socket of the same user asking for its queue id
+   * (`/events?queueId=<uuid>`) gets the session back with the events kept meanwhile, and
+   * `onSessionClosed` is told only once this time passed without one. @default 0
+   */
+  reconnectGraceMs?: number;
 }
 
 /** The `/events` WebSocket endpoint. */
@@ -46,7 +53,26 @@ export const eventsSocketLimits = {
   maxClientMessageBytes: 4096,
   /** Default interval of protocol pings. */
   heartbeatMs: 30_000,
+  /** Events kept for a dropped session during its grace; past this it gets `resync` on resuming. */
+  keptEventsWhileAway: 1000,
 } as const;
+
+/** The close code of a socket whose session was resumed by another socket. */
+export const SESSION_RESUMED_CLOSE_CODE = 4003;
+
+/** One `/events` session (a queue id); its socket may be away during the reconnection grace. */
+interface EventsSession {
+  readonly userId: string;
+  readonly queueId: string;
+  socket: WebSocket | undefined;
+  subscription: EventSubscription | undefined;
+  /** Events that arrived while the socket was away. */
+  kept: object[];
+  /** More than {@link eventsSocketLimits.keptEventsWhileAway} arrived while away. */
+  overflowed: boolean;
+  grace: NodeJS.Timeout | undefined;
+  ended: boolean;
+}
 
 /** How long {@link EventsSocket.close} waits for peers to answer the close frame before cutting them. */
 const closeHandshakeMs = 2000;
@@ -73,6 +99,16 @@ function refuse(socket: Duplex, status: keyof typeof refusals, message: string):
   );
 }
 
+/** The `queueId` query parameter of a request target when it is a UUID (lower case), else undefined. */
+function queueIdOf(target: string | undefined): string | undefined {
+  try {
+    const queueId = new URL(target ?? '/', 'http://localhost').searchParams.get('queueId');
+    return queueId !== null && isUuid(queueId) ? queueId.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The path of a request target; undefined when it is not a URL (e.g. `http://[`). */
 function pathOf(target: string | undefined): string | undefined {
   try {
@@ -95,12 +131,52 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     maxPayload: eventsSocketLimits.maxClientMessageBytes,
   });
   const alive = new WeakMap<WebSocket, boolean>();
-  const queues = new Map<string, string>();
+  const sessions = new Map<string, EventsSession>();
+  /** Sockets the server closed (stopping, fencing, a resumed session): no grace for them. */
+  const closedByServer = new WeakSet<WebSocket>();
+  const graceMs = options.reconnectGraceMs ?? 0;
 
-  const open = async (socket: WebSocket, userId: string) => {
-    const queueId = randomUUID();
+  /** Sends `frame` to the session's socket, or keeps it while the socket is away or closing. */
+  const send = (session: EventsSession, frame: object) => {
+    const { socket } = session;
+    if (socket !== undefined && socket.readyState === socket.OPEN) {
+      socket.send(JSON.stringify(frame));
+      return;
+    }
+    if (session.ended) return;
+    if (session.kept.length >= eventsSocketLimits.keptEventsWhileAway) session.overflowed = true;
+    else session.kept.push(frame);
+  };
+
+  const end = (session: EventsSession) => {
+    if (session.ended) return;
+    session.ended = true;
+    clearTimeout(session.grace);
+    session.subscription
+      ?.unsubscribe()
+      .catch((error: unknown) =>
+        options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
+      );
+    if (sessions.get(session.queueId) === session) sessions.delete(session.queueId);
+    options.onSessionClosed?.(session.userId, session.queueId);
+  };
+
+  /** The socket of `session` closed: end it now, or keep it for the grace when the peer went away. */
+  const socketClosed = (session: EventsSession, socket: WebSocket) => {
+    if (session.socket !== socket) return;
+    session.socket = undefined;
+    if (graceMs <= 0 || closedByServer.has(socket)) {
+      end(session);
+      return;
+    }
+    session.grace = setTimeout(() => end(session), graceMs);
+    session.grace.unref();
+  };
+
+  /** `resumed` is said only to a socket that asked for a queue id: the original clients' greeting is unchanged. */
+  const attach = (session: EventsSession, socket: WebSocket, resumed: boolean | undefined) => {
     alive.set(socket, true);
-    let subscription: EventSubscription | undefined;
+    session.socket = socket;
     // A peer breaking the protocol (e.g. a message past maxPayload) closes its own session only.
     socket.on('error', (error) => options.logger.debug({ err: error }, 'WebSocket session closed on error'));
     socket.on('pong', () => alive.set(socket, true));
@@ -115,34 +191,74 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     });
     socket.on(
       'close',
-      guardedHandler(options.logger, 'events session close', () => {
-        subscription
-          ?.unsubscribe()
-          .catch((error: unknown) =>
-            options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
-          );
-        queues.delete(queueId);
-        options.onSessionClosed?.(userId, queueId);
-      }),
+      guardedHandler(options.logger, 'events session close', () => socketClosed(session, socket)),
     );
-    const send = (frame: object) => {
-      if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(frame));
+    const greeting = { type: 'websocketConnected', queueId: session.queueId };
+    socket.send(JSON.stringify(resumed === undefined ? greeting : { ...greeting, resumed }));
+    const kept = session.kept.splice(0);
+    for (const frame of kept) socket.send(JSON.stringify(frame));
+    if (session.overflowed) {
+      session.overflowed = false;
+      socket.send(
+        JSON.stringify({
+          type: 'resync',
+          reason: 'events_missed_while_away',
+          sentDate: new Date().toISOString(),
+        }),
+      );
+    }
+  };
+
+  /** Gives `socket` the session it asks for when it is this user's and still kept; false otherwise. */
+  const resume = (socket: WebSocket, userId: string, queueId: string | undefined): boolean => {
+    const session = queueId === undefined ? undefined : sessions.get(queueId);
+    if (session === undefined || session.ended || session.userId !== userId) return false;
+    clearTimeout(session.grace);
+    session.grace = undefined;
+    const previous = session.socket;
+    session.socket = undefined;
+    if (previous !== undefined) {
+      // The old socket has not noticed that its peer went away: the new one takes over.
+      closedByServer.add(previous);
+      previous.close(SESSION_RESUMED_CLOSE_CODE, 'session resumed on another socket');
+    }
+    attach(session, socket, true);
+    return true;
+  };
+
+  const open = async (socket: WebSocket, userId: string, requestedQueueId: string | undefined) => {
+    if (resume(socket, userId, requestedQueueId)) return;
+    const session: EventsSession = {
+      userId,
+      queueId: randomUUID(),
+      socket: undefined,
+      subscription: undefined,
+      kept: [],
+      overflowed: false,
+      grace: undefined,
+      ended: false,
     };
-    subscription = await options.events.subscribe(
+    // Until attached, a socket closing ends nothing: the session is not known yet.
+    let gone = false;
+    socket.once('close', () => {
+      gone = true;
+    });
+    session.subscription = await options.events.subscribe(
       userId,
       (delivery) => {
-        if (delivery.queueId === undefined || delivery.queueId === queueId) send(delivery.event);
+        if (delivery.queueId === undefined || delivery.queueId === session.queueId)
+          send(session, delivery.event);
       },
       // Events may have been missed (an event bus outage): the client refetches what it shows.
-      ({ reason }) => send({ type: 'resync', reason, sentDate: new Date().toISOString() }),
+      ({ reason }) => send(session, { type: 'resync', reason, sentDate: new Date().toISOString() }),
     );
-    if (socket.readyState !== socket.OPEN) {
-      await subscription.unsubscribe();
+    if (gone || socket.readyState !== socket.OPEN) {
+      await session.subscription.unsubscribe();
       return;
     }
-    queues.set(queueId, userId);
-    options.onSessionOpened?.(userId, queueId);
-    socket.send(JSON.stringify({ type: 'websocketConnected', queueId }));
+    sessions.set(session.queueId, session);
+    options.onSessionOpened?.(userId, session.queueId);
+    attach(session, socket, requestedQueueId === undefined ? undefined : false);
   };
 
   const unauthenticated = (socket: Duplex, message: string) => {
@@ -168,8 +284,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       return unauthenticated(socket, error instanceof Error ? error.message : 'the token was refused');
     }
     if (!isUuid(userId)) return unauthenticated(socket, "expected the token's sub to be a user UUID");
+    const requested = queueIdOf(request.url);
     sockets.handleUpgrade(request, socket, head, (webSocket) => {
-      open(webSocket, userId.toLowerCase()).catch((error: unknown) => {
+      open(webSocket, userId.toLowerCase(), requested).catch((error: unknown) => {
         options.logger.error({ err: error }, 'could not subscribe a WebSocket session to events');
         webSocket.close(1011, 'events unavailable');
       });
@@ -189,7 +306,12 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   heartbeat.unref();
 
   const closeSessions = (code: number, reason: string) => {
-    for (const socket of sockets.clients) socket.close(code, reason);
+    for (const socket of sockets.clients) {
+      closedByServer.add(socket);
+      socket.close(code, reason);
+    }
+    // Sessions waiting for their client end now too.
+    for (const session of [...sessions.values()]) if (session.socket === undefined) end(session);
   };
 
   return {
@@ -212,7 +334,10 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       });
     },
     size: () => sockets.clients.size,
-    hasQueue: (userId, queueId) => queues.get(queueId) === userId,
+    hasQueue: (userId, queueId) => {
+      const session = sessions.get(queueId);
+      return session !== undefined && !session.ended && session.userId === userId;
+    },
     closeSessions,
     async close() {
       clearInterval(heartbeat);

@@ -131,7 +131,7 @@ export const meetingsOpenApi: OpenApiFragment = {
     },
     '/meetings/{meetingId}/media': {
       put: operation(
-        'Publish (with an SDP offer) or disable the camera or screen',
+        'Publish (with an SDP offer) or disable the camera or screen; offer again with new ICE credentials to restart ICE',
         [meetingId],
         noContent('Done; MEETING_SDP_ANSWERED follows an offer.'),
         [400, 403, 404, 424],
@@ -140,7 +140,7 @@ export const meetingsOpenApi: OpenApiFragment = {
     },
     '/meetings/{meetingId}/media/subscribe': {
       put: operation(
-        'Change the watched streams',
+        'Change the watched streams, or ask for an ICE restart offer (iceRestart)',
         [meetingId],
         noContent('MEETING_SDP_OFFERED and MEETING_PARTICIPANT_SUBSCRIBED follow.'),
         [400, 403, 404, 424],
@@ -167,7 +167,7 @@ export const meetingsOpenApi: OpenApiFragment = {
     },
     '/meetings/{meetingId}/audio/offer': {
       put: operation(
-        'Offer your audio connection; it receives the mix of the others',
+        'Offer your audio connection (it receives the mix of the others); offer again with new ICE credentials to restart ICE',
         [meetingId],
         noContent('MEETING_AUDIO_ANSWERED follows.'),
         [400, 403, 404, 424],
@@ -239,7 +239,11 @@ export const meetingsOpenApi: OpenApiFragment = {
       properties: {
         type: mediaType,
         enabled: { type: 'boolean' },
-        sdp: { type: 'string', description: 'The offer; required when enabling.' },
+        sdp: {
+          type: 'string',
+          description:
+            'The offer; required when enabling. An offer of the connection already published, with new ICE credentials (restartIce()), restarts ICE on it and keeps the stream; any other offer replaces the connection.',
+        },
       },
     },
     AudioStreamSettings: {
@@ -252,6 +256,8 @@ export const meetingsOpenApi: OpenApiFragment = {
     },
     SessionDescriptionProtocol: {
       type: 'object',
+      description:
+        'A complete description (no trickle ICE). At /audio/offer, an offer of the current audio connection with new ICE credentials restarts ICE on it; any other offer replaces the connection.',
       required: ['sdp'],
       properties: { sdp: { type: 'string', maxLength: 65536 } },
     },
@@ -285,6 +291,11 @@ export const meetingsOpenApi: OpenApiFragment = {
       properties: {
         subscribe: { type: 'array', items: ref('SubscribedMediaStream') },
         unsubscribe: { type: 'array', items: ref('MediaStream') },
+        iceRestart: {
+          type: 'boolean',
+          description:
+            'Ours, optional: the MEETING_SDP_OFFERED offer also restarts ICE on the subscribe connection (new credentials and candidates), for a client whose network changed or whose connection went disconnected or failed. With it both lists may be empty.',
+        },
       },
     },
   },

@@ -108,6 +108,7 @@ export function createSfuMediaServer(sfu: Sfu): MediaServer {
             participantId: stream.userId,
             kind: stream.type,
           })),
+          iceRestart: changes.iceRestart === true,
         });
         return {
           sdp: offer.sdp,

@@ -118,9 +118,9 @@ export interface EventsClient {
   close(): Promise<void>;
 }
 
-/** Opens `/events` with a token and waits for `websocketConnected`. */
-export async function openEvents(baseUrl: string, token: string): Promise<EventsClient> {
-  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/events`, {
+/** Opens `/events` with a token (and `query`, e.g. `?queueId=...`) and waits for `websocketConnected`. */
+export async function openEvents(baseUrl: string, token: string, query = ''): Promise<EventsClient> {
+  const socket = new WebSocket(`${baseUrl.replace('http', 'ws')}/events${query}`, {
     headers: { authorization: `Bearer ${token}` },
   });
   const messages: JsonObject[] = [];

@@ -6,6 +6,7 @@ import {
   type MediaStreamTrack as WeriftTrack,
 } from 'werift';
 import { type AudioCodec, type AudioDecoder, opusCodec } from '../audio/opus-codec.js';
+import { startRestartedIce } from '../peer-factory.js';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { sine } from './signal.js';
 
@@ -48,8 +49,9 @@ export class AudioTestClient {
   }
 
   /** Applies the SFU's answer. */
-  acceptAnswer(sdp: string): Promise<void> {
-    return this.peer.setRemoteDescription({ type: 'answer', sdp });
+  async acceptAnswer(sdp: string): Promise<void> {
+    await this.peer.setRemoteDescription({ type: 'answer', sdp });
+    startRestartedIce(this.peer);
   }
 
   /** Sends a sine tone until {@link AudioTestClient.stopTone}; amplitude in 16-bit units. */

@@ -6,6 +6,7 @@ export {
   loopbackSfuOptions,
   waitFor,
 } from './loopback.js';
+export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
 export { rms, sine, toneShare } from './signal.js';
 export {
   layerFrameBase,

@@ -10,6 +10,7 @@ import {
   RtpPacket,
   useTransportWideCC,
 } from 'werift';
+import { startRestartedIce } from '../peer-factory.js';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { syntheticVp8Frame } from './synthetic-vp8.js';
 import { TransportFeedbackSender } from './transport-feedback-sender.js';
@@ -60,8 +61,9 @@ export class VideoTestPublisher {
     return localSdp(this.peer, 'offer');
   }
 
-  acceptAnswer(sdp: string): Promise<void> {
-    return this.peer.setRemoteDescription({ type: 'answer', sdp });
+  async acceptAnswer(sdp: string): Promise<void> {
+    await this.peer.setRemoteDescription({ type: 'answer', sdp });
+    startRestartedIce(this.peer);
   }
 
   /** Sends frames until {@link VideoTestPublisher.stop}. */
@@ -178,7 +180,9 @@ export class VideoTestSubscriber {
   /** Applies the SFU's offer and returns the answer. */
   async answer(offer: string): Promise<string> {
     await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
-    return localSdp(this.peer, 'answer');
+    const answer = await localSdp(this.peer, 'answer');
+    startRestartedIce(this.peer);
+    return answer;
   }
 
   /** Packets received on `mid`. */
