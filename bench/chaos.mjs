@@ -40,9 +40,40 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (...parts) => console.log(`[${((performance.now() - startedAt) / 1000).toFixed(1)} s]`, ...parts);
 const startedAt = performance.now();
 
+// ---------------------------------------------------------------- clean-up on Ctrl-C
+/** Every node process started (replacements too), and the engines once they run. */
+const everyNode = new Set();
+const engines = { postgres: undefined, redis: undefined };
+let cleaning;
+/** Kills every node (a frozen one is let run first) and stops both engines, removing their folders. */
+function cleanUp() {
+  cleaning ??= (async () => {
+    for (const node of everyNode) {
+      node.planned = true;
+      if (node.child.exitCode !== null || node.child.signalCode !== null) continue;
+      node.child.kill('SIGCONT');
+      node.child.kill('SIGKILL');
+    }
+    await engines.redis?.stop().catch((error) => console.error('could not stop Redis:', error));
+    await engines.postgres?.destroy().catch((error) => console.error('could not stop PostgreSQL:', error));
+  })();
+  return cleaning;
+}
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+]) {
+  process.once(signal, () => {
+    console.log(`\n${signal}: killing the nodes and stopping the private PostgreSQL and Redis`);
+    cleanUp().finally(() => process.exit(code));
+  });
+}
+
 // ---------------------------------------------------------------- engines and nodes
 const postgres = await startPrivatePostgres();
+engines.postgres = postgres;
 const redis = await startPrivateRedis({ appendOnly: true });
+engines.redis = redis;
 const admin = new pg.Client({ connectionString: postgres.url });
 await admin.connect();
 await admin.query('CREATE DATABASE chaos_chat');
@@ -80,6 +111,7 @@ async function startNode(name, roles) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const node = { name, roles, child, planned: false, url: `http://127.0.0.1:${port}`, stderr: '' };
+  everyNode.add(node);
   child.stderr.on('data', (chunk) => {
     node.stderr = (node.stderr + chunk).slice(-4000);
   });
@@ -440,10 +472,5 @@ console.log(
 for (const user of users.values()) user.socket?.close();
 for (const meeting of meetings)
   for (const entry of meeting.audio.values()) await entry.client.close().catch(() => {});
-for (const node of [...apiNodes, ...mediaNodes]) {
-  node.planned = true;
-  if (node.child.exitCode === null) node.child.kill('SIGKILL');
-}
-await redis.stop();
-await postgres.destroy();
+await cleanUp();
 process.exit(0);

@@ -146,6 +146,7 @@ export { hasMeetingCoordination, type MeetingCoordination } from './ports/meetin
 export type { MeetingStore } from './ports/meeting-store.js';
 export type { MessageDispatcher } from './ports/message-dispatcher.js';
 export type {
+  MirrorLease,
   MirrorOperation,
   MirrorOutbox,
   MirrorOutboxClaim,

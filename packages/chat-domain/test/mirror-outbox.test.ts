@@ -78,3 +78,54 @@ describe('postgresql room lock', () => {
     }
   });
 });
+
+describe('postgresql mirror lease fencing', () => {
+  it('refuses what a drainer does under a lease that passed to another since, and lets the new holder act', async () => {
+    postgresUrl ||= await chatTestDatabaseUrl('xmpp_mirror_outbox');
+    await truncateChatTables(postgresUrl);
+    const store = await openPostgresChatStore({ connectionString: postgresUrl, maxConnections: 2 });
+    try {
+      await store.enqueueMirrorOperations(
+        [
+          { kind: 'room', roomId: randomUUID() },
+          { kind: 'room', roomId: randomUUID() },
+        ],
+        new Date(),
+      );
+      const start = Date.UTC(2031, 0, 1);
+      const at = (ms: number) => new Date(start + ms);
+      const claim = (owner: string, ms: number) =>
+        store.claimMirrorOperations({ owner, limit: 10, now: at(ms), leaseUntil: at(ms + 1000) });
+      // A claims, then freezes past its lease; B takes the queue over: a newer token.
+      const byA = await claim('drainer-a', 0);
+      const leaseA = { owner: 'drainer-a', fence: byA[0]?.fence ?? -1 };
+      expect(byA).toHaveLength(2);
+      // A renewing within its lease keeps its token.
+      expect((await claim('drainer-a', 500))[0]?.fence).toBe(leaseA.fence);
+      const byB = await claim('drainer-b', 2000);
+      const leaseB = { owner: 'drainer-b', fence: byB[0]?.fence ?? -1 };
+      expect(leaseB.fence).toBeGreaterThan(leaseA.fence);
+      const [first, second] = byB.map((entry) => entry.sequence) as [number, number];
+
+      // A resumes: its writes are refused and change nothing.
+      expect(await store.recordMirrorFailure(first, leaseA)).toBe(false);
+      expect(await store.forgetMirrorOperations([first, second], leaseA)).toBe(false);
+      expect(await store.countMirrorOperations()).toBe(2);
+      expect((await claim('drainer-b', 2100)).map((entry) => entry.attempts)).toEqual([0, 0]);
+      // Nor may it claim again while B's lease holds.
+      expect(await claim('drainer-a', 2200)).toEqual([]);
+
+      expect(await store.recordMirrorFailure(first, leaseB)).toBe(true);
+      expect(await store.forgetMirrorOperations([second], leaseB)).toBe(true);
+      expect((await claim('drainer-b', 2300)).map((entry) => [entry.sequence, entry.attempts])).toEqual([
+        [first, 1],
+      ]);
+      // A lease that ran out and is taken again, even by the same owner, gets a newer token.
+      const again = await claim('drainer-b', 5000);
+      expect(again[0]?.fence).toBeGreaterThan(leaseB.fence);
+      expect(await store.forgetMirrorOperations([first], leaseB)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -132,6 +132,51 @@ describe('the PostgreSQL chat store while PostgreSQL restarts or dies', () => {
     }
   });
 
+  it('migrates on a connection without the query bound: waiting for another migration past it still opens', async () => {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE chat_outage_migration');
+    await admin.end();
+    const url = new URL(postgres.url);
+    url.pathname = '/chat_outage_migration';
+    // Another node's migration: it holds the schema lock in an open transaction.
+    const other = new pg.Client({ connectionString: url.toString() });
+    await other.connect();
+    await other.query('BEGIN');
+    await other.query("SELECT pg_advisory_xact_lock(hashtext('collab_suite_chat_schema'))");
+    const queryTimeoutMs = 200;
+    const opening = openPostgresChatStore({
+      connectionString: url.toString(),
+      maxConnections: 2,
+      queryTimeoutMs,
+    });
+    // Not `other`: in a transaction, pg_stat_activity keeps showing what it showed first.
+    const observer = new pg.Client({ connectionString: postgres.url });
+    await observer.connect();
+    try {
+      // The store's migration has waited for the lock several times its statement bound.
+      await eventually(async () => {
+        const waiting = await observer.query<{ waited: number }>(
+          `SELECT extract(epoch FROM clock_timestamp() - query_start) * 1000 AS waited FROM pg_stat_activity
+           WHERE datname = 'chat_outage_migration' AND wait_event_type = 'Lock'`,
+        );
+        expect(Number(waiting.rows[0]?.waited ?? 0)).toBeGreaterThan(queryTimeoutMs * 5);
+      }, 30_000);
+    } finally {
+      await observer.end();
+      await other.query('COMMIT');
+      await other.end();
+    }
+    const migrated = await opening;
+    try {
+      const userId = randomUUID();
+      await insertRoom(migrated, userId);
+      expect(await migrated.countRoomsOfUser(userId)).toBe(1);
+    } finally {
+      await migrated.close();
+    }
+  });
+
   it('still answers a constraint violation as the caller’s fault, not as an outage', async () => {
     const userId = randomUUID();
     const roomId = await insertRoom(store, userId);

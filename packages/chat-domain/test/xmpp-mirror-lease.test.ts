@@ -4,11 +4,13 @@ import {
   createMemoryChatStore,
   createXmppMirror,
   type MirrorOperation,
+  openPostgresChatStore,
   type XmppMirror,
 } from '@collab-suite/chat-domain';
 import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDocumentedEjabberd } from './documented-ejabberd.js';
+import { chatTestDatabaseUrl, truncateChatTables } from './postgres-helper.js';
 
 /** Operations on rooms the store does not have: each one is a cheap `destroy` in ejabberd. */
 const roomOperations = (count: number): MirrorOperation[] =>
@@ -92,4 +94,69 @@ describe('the XMPP mirror lease', () => {
     await drained(store, 10_000);
     expect(claimed.filter((count) => count > 0)).toEqual([4, 3, 2, 1]);
   });
+
+  it('fences a drainer frozen past its lease on PostgreSQL: once it resumes its writes are refused, and the new holder drains', async () => {
+    const url = await chatTestDatabaseUrl('xmpp_mirror_fence');
+    const store = await openPostgresChatStore({ connectionString: url, maxConnections: 4 });
+    await truncateChatTables(url);
+    try {
+      // One clock for both drainers: moving it on stands for the time the first one was frozen.
+      let frozenFor = 0;
+      const clock = { now: () => new Date(Date.now() + frozenFor) };
+      let resume = () => {};
+      const resumed = new Promise<void>((resolve) => {
+        resume = resolve;
+      });
+      let froze = () => {};
+      const frozen = new Promise<void>((resolve) => {
+        froze = resolve;
+      });
+      // The first drainer freezes after applying its first operation, before forgetting it.
+      const forgotByFirst: boolean[] = [];
+      let holding = true;
+      const frozenStore = new Proxy(store, {
+        get(target, key) {
+          if (key === 'forgetMirrorOperations') {
+            return async (...args: Parameters<ChatStore['forgetMirrorOperations']>) => {
+              if (holding) {
+                holding = false;
+                froze();
+                await resumed;
+              }
+              const forgotten = await target.forgetMirrorOperations(...args);
+              forgotByFirst.push(forgotten);
+              return forgotten;
+            };
+          }
+          const value = Reflect.get(target, key);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const errors: string[] = [];
+      await store.enqueueMirrorOperations(roomOperations(3), new Date());
+      const leaseMs = 2000;
+      await mirrorOn(frozenStore, {
+        leaseMs,
+        commandTimeoutMs: 900,
+        clock,
+        drainerName: 'first',
+        onError: (_error, context) => errors.push(context),
+      }).start();
+      await frozen;
+      frozenFor = leaseMs * 3;
+      await mirrorOn(store, { leaseMs, commandTimeoutMs: 900, clock, drainerName: 'second' }).start();
+      await drained(store, 15_000);
+
+      resume();
+      await eventually(async () => {
+        expect(errors).toContain('the XMPP mirror lease passed to another drainer');
+      }, 10_000);
+      // Its one write after resuming was refused; it applied nothing more.
+      expect(forgotByFirst).toEqual([false]);
+      expect(await store.countMirrorOperations()).toBe(0);
+    } finally {
+      for (const mirror of mirrors.splice(0)) await mirror.close();
+      await store.close();
+    }
+  }, 60_000);
 });

@@ -193,8 +193,12 @@ export const environmentSchema = z.object({
    * away, requests that need it answer 503 `dependency_unavailable` with Retry-After within this.
    */
   DATABASE_CONNECT_TIMEOUT_MS: integer(1).max(600_000).default(2000),
-  /** Longest wait for one PostgreSQL statement's answer, in milliseconds (then 503); 0: no limit. */
-  DATABASE_QUERY_TIMEOUT_MS: integer(0).max(3_600_000).default(10_000),
+  /**
+   * Longest wait for one PostgreSQL statement's answer, in milliseconds (then 503); 0: no limit.
+   * Every statement of the pools (requests and background work, all short and batched) is bound by
+   * it; schema migrations at start-up run on a connection of their own without it.
+   */
+  DATABASE_QUERY_TIMEOUT_MS: integer(0).max(3_600_000).default(2000),
   /** Folder of chat attachment and room picture bytes; default `<DATA_DIR>/chat-blobs`. */
   CHAT_BLOB_DIR: optionalText,
   /** Redis URL carrying chat events between server instances; default: events stay in this process. */

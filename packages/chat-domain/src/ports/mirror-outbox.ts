@@ -22,6 +22,18 @@ export interface MirrorOutboxEntry {
   /** Failed attempts so far. */
   attempts: number;
   createdAt: Date;
+  /**
+   * The fencing token of the lease the entry was claimed under, from a store that coordinates
+   * several processes (PostgreSQL): pass it back with {@link MirrorLease} when forgetting the entry
+   * or counting its failure. Absent from the others.
+   */
+  fence?: number;
+}
+
+/** The lease a drainer claimed entries under: its owner and the lease's fencing token. */
+export interface MirrorLease {
+  owner: string;
+  fence: number;
 }
 
 /** Who asks for the queue, and for how long it may keep it. */
@@ -61,10 +73,15 @@ export interface MirrorOutbox {
    * (then renewed until `leaseUntil`); an empty list otherwise.
    */
   claimMirrorOperations(claim: MirrorOutboxClaim): Promise<MirrorOutboxEntry[]>;
-  /** Removes applied operations from the queue. */
-  forgetMirrorOperations(sequences: readonly number[]): Promise<void>;
-  /** Counts one more failed attempt of an operation. */
-  recordMirrorFailure(sequence: number): Promise<void>;
+  /**
+   * Removes applied operations from the queue. With a `lease`, a store that coordinates several
+   * processes removes them only while that lease is still the current one (same owner, no newer
+   * token issued since: nobody else claimed the queue meanwhile) and answers false otherwise,
+   * changing nothing; the others ignore it. True when the change was made.
+   */
+  forgetMirrorOperations(sequences: readonly number[], lease?: MirrorLease): Promise<boolean>;
+  /** Counts one more failed attempt of an operation; `lease` and the answer as for forgetting. */
+  recordMirrorFailure(sequence: number, lease?: MirrorLease): Promise<boolean>;
   /** How many operations wait in the queue. */
   countMirrorOperations(): Promise<number>;
   /** Ids of every room, in id order, after `after` (for a full resync of the mirror). */

@@ -51,10 +51,12 @@ export function createMemoryMirrorOutbox(roomIds: () => Iterable<string>): Memor
       for (let index = queue.length - 1; index >= 0; index--) {
         if (forgotten.has(queue[index]?.sequence ?? -1)) queue.splice(index, 1);
       }
+      return true;
     },
     async recordMirrorFailure(sequence) {
       const entry = queue.find((candidate) => candidate.sequence === sequence);
       if (entry !== undefined) entry.attempts += 1;
+      return true;
     },
     async countMirrorOperations() {
       return queue.length;

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import type { MirrorOperation, MirrorOutbox, OutboxMessage } from '../ports/mirror-outbox.js';
+import type { MirrorLease, MirrorOperation, MirrorOutbox, OutboxMessage } from '../ports/mirror-outbox.js';
 import type { PostgresContext } from './postgres-file-queries.js';
 
 interface OutboxRow {
@@ -35,6 +35,22 @@ export async function queuePostgresOutboxMessages(
 /** The mirror outbox in PostgreSQL: `chat_mirror_outbox`, and the drainers' lease in `chat_mirror_lease`. */
 export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutbox {
   const { pool, rows, transaction } = context;
+  /**
+   * Runs `write` only while `lease` is the current one (compare-and-set on the lease row, held
+   * until the write commits so no claim slips in between); false, with nothing written, otherwise.
+   */
+  const fenced = (lease: MirrorLease | undefined, write: (client: PoolClient) => Promise<unknown>) =>
+    transaction(async (client) => {
+      if (lease !== undefined) {
+        const current = await client.query(
+          'SELECT 1 FROM chat_mirror_lease WHERE id = 1 AND owner = $1 AND fence = $2 FOR SHARE',
+          [lease.owner, lease.fence],
+        );
+        if ((current.rowCount ?? 0) === 0) return false;
+      }
+      await write(client);
+      return true;
+    });
   return {
     async setMirrorOutboxEnabled(enabled) {
       await pool.query(
@@ -55,13 +71,18 @@ export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutb
     queueMirrorMessages: (messages) => queuePostgresOutboxMessages(pool, messages),
     async claimMirrorOperations({ owner, limit, now, leaseUntil }) {
       return transaction(async (client) => {
-        const leased = await client.query(
-          `INSERT INTO chat_mirror_lease (id, owner, lease_until) VALUES (1, $1, $3)
-           ON CONFLICT (id) DO UPDATE SET owner = $1, lease_until = $3
-           WHERE chat_mirror_lease.owner = $1 OR chat_mirror_lease.lease_until <= $2`,
+        // A new holder (another owner, or this one after its lease ran out) gets a new token.
+        const leased = await client.query<{ fence: string }>(
+          `INSERT INTO chat_mirror_lease (id, owner, lease_until, fence) VALUES (1, $1, $3, 1)
+           ON CONFLICT (id) DO UPDATE SET owner = $1, lease_until = $3,
+             fence = CASE WHEN chat_mirror_lease.owner = $1 AND chat_mirror_lease.lease_until > $2
+                          THEN chat_mirror_lease.fence ELSE chat_mirror_lease.fence + 1 END
+           WHERE chat_mirror_lease.owner = $1 OR chat_mirror_lease.lease_until <= $2
+           RETURNING fence`,
           [owner, now, leaseUntil],
         );
-        if ((leased.rowCount ?? 0) === 0) return [];
+        const lease = leased.rows[0];
+        if (lease === undefined) return [];
         const result = await client.query<OutboxRow>(
           'SELECT sequence, operation, attempts, created_at FROM chat_mirror_outbox ORDER BY sequence LIMIT $1',
           [limit],
@@ -71,17 +92,20 @@ export function createPostgresMirrorOutbox(context: PostgresContext): MirrorOutb
           operation: row.operation,
           attempts: row.attempts,
           createdAt: row.created_at,
+          fence: Number(lease.fence),
         }));
       });
     },
-    async forgetMirrorOperations(sequences) {
-      if (sequences.length === 0) return;
-      await pool.query('DELETE FROM chat_mirror_outbox WHERE sequence = ANY($1::bigint[])', [sequences]);
+    async forgetMirrorOperations(sequences, lease) {
+      if (sequences.length === 0) return true;
+      return fenced(lease, (client) =>
+        client.query('DELETE FROM chat_mirror_outbox WHERE sequence = ANY($1::bigint[])', [sequences]),
+      );
     },
-    async recordMirrorFailure(sequence) {
-      await pool.query('UPDATE chat_mirror_outbox SET attempts = attempts + 1 WHERE sequence = $1', [
-        sequence,
-      ]);
+    async recordMirrorFailure(sequence, lease) {
+      return fenced(lease, (client) =>
+        client.query('UPDATE chat_mirror_outbox SET attempts = attempts + 1 WHERE sequence = $1', [sequence]),
+      );
     },
     async countMirrorOperations() {
       return Number(

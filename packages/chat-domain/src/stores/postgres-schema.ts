@@ -169,6 +169,12 @@ ALTER TABLE chat_meetings ADD COLUMN media_node_id text;
 ALTER TABLE chat_meetings ADD COLUMN fence bigint NOT NULL DEFAULT 0;
 CREATE INDEX chat_meetings_by_media_node ON chat_meetings (media_node_id) WHERE media_node_id IS NOT NULL;`,
   },
+  {
+    // The XMPP drainer's lease gets a fencing token, raised whenever another owner (or the same
+    // one after it expired) takes it; forgetting entries and counting failures check it.
+    version: 8,
+    sql: 'ALTER TABLE chat_mirror_lease ADD COLUMN fence bigint NOT NULL DEFAULT 0;',
+  },
 ];
 
 /**

@@ -81,9 +81,11 @@ export function createSqliteMirrorOutbox({
     },
     async forgetMirrorOperations(sequences) {
       forget(sequences);
+      return true;
     },
     async recordMirrorFailure(sequence) {
       sql('UPDATE chat_mirror_outbox SET attempts = attempts + 1 WHERE sequence = ?').run(sequence);
+      return true;
     },
     async countMirrorOperations() {
       return (sql('SELECT count(*) AS count FROM chat_mirror_outbox').get() as { count: number }).count;

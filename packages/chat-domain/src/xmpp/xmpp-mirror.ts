@@ -1,6 +1,7 @@
+import { ChatError } from '../errors.js';
 import type { RoomMessagePayload } from '../events.js';
 import type { MessageDispatcher } from '../ports/message-dispatcher.js';
-import type { MirrorOperation, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
+import type { MirrorLease, MirrorOperation, MirrorOutboxEntry } from '../ports/mirror-outbox.js';
 import { createEjabberdAdminClient, isRejectedCommand } from './ejabberd-admin-client.js';
 import { type RoomSyncChanges, syncMucRoom } from './muc-room-sync.js';
 import { resolveXmppMirrorOptions, type XmppMirrorOptions } from './xmpp-mirror-options.js';
@@ -131,15 +132,30 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
   /**
    * Applies entries in order, forgetting each once applied; false when one failed. Stops early
    * (true) once half the lease has gone by since `claimedAt`, so that the rest is claimed again,
-   * renewing the lease, rather than applied by a drainer whose lease may have passed to another.
+   * renewing the lease, rather than applied by a drainer whose lease may have passed to another;
+   * and stops (true) when the store refuses to forget an entry or count its failure under this
+   * claim's lease: another drainer took the queue meanwhile (this one was frozen or cut off), so
+   * this one acts no more on what it claimed.
    */
   const applyInOrder = async (entries: readonly MirrorOutboxEntry[], claimedAt: Date): Promise<boolean> => {
+    const fence = entries[0]?.fence;
+    const lease: MirrorLease | undefined = fence === undefined ? undefined : { owner, fence };
+    const lost = () => {
+      onError(
+        new ChatError(
+          'dependency_unavailable',
+          `expected to hold the XMPP mirror lease (fencing token ${fence}) but another drainer took it since: stopping this batch`,
+        ),
+        'the XMPP mirror lease passed to another drainer',
+      );
+      return true;
+    };
     for (const [index, entry] of entries.entries()) {
       if (closed) return true;
       // The first entry always goes: a batch must make progress whatever the clock says.
       if (index > 0 && clock.now().getTime() - claimedAt.getTime() >= resolved.leaseMs / 2) return true;
       if (supersededLater(entries, index)) {
-        await store.forgetMirrorOperations([entry.sequence]);
+        if (!(await store.forgetMirrorOperations([entry.sequence], lease))) return lost();
         continue;
       }
       try {
@@ -151,14 +167,14 @@ export function createXmppMirror(options: XmppMirrorOptions): XmppMirror {
           entry.attempts + 1 >= resolved.maxRefusals;
         if (refusedTooOften) {
           onError(error, `dropping XMPP message ${entry.sequence} refused ${resolved.maxRefusals} times`);
-          await store.forgetMirrorOperations([entry.sequence]);
+          if (!(await store.forgetMirrorOperations([entry.sequence], lease))) return lost();
           continue;
         }
         onError(error, `applying XMPP mirror operation ${entry.sequence} (${entry.operation.kind})`);
-        await store.recordMirrorFailure(entry.sequence);
+        if (!(await store.recordMirrorFailure(entry.sequence, lease))) return lost();
         return false;
       }
-      await store.forgetMirrorOperations([entry.sequence]);
+      if (!(await store.forgetMirrorOperations([entry.sequence], lease))) return lost();
     }
     return true;
   };

@@ -36,7 +36,7 @@ export function chatDatabaseKind(databaseUrl: string): 'postgres' | 'sqlite' {
  */
 export async function openChatStore(
   databaseUrl: string,
-  bounds: ServerConfig['database'] = { connectTimeoutMs: 2000, queryTimeoutMs: 10_000 },
+  bounds: ServerConfig['database'] = { connectTimeoutMs: 2000, queryTimeoutMs: 2000 },
 ): Promise<ChatStore> {
   if (chatDatabaseKind(databaseUrl) === 'postgres')
     return openPostgresChatStore({

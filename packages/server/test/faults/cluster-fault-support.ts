@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type PrivateRedis, startPrivateRedis } from '@collab-suite/chat-domain/testing';
+import {
+  type PrivatePostgres,
+  type PrivateRedis,
+  startPrivatePostgres,
+  startPrivateRedis,
+} from '@collab-suite/chat-domain/testing';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { signLocalToken } from '../../src/auth/sign-token.js';
@@ -51,6 +56,8 @@ export async function userOn(url: string, userId: string): Promise<FaultUser> {
 /** A private Redis, the nodes started on it, and what the tests ask of them. */
 export interface FaultCluster {
   redis: PrivateRedis;
+  /** The cluster's own PostgreSQL, when it was asked for one (`privatePostgres`). */
+  postgres?: PrivatePostgres;
   /** A client of the private Redis that survives its restarts. */
   client: Redis;
   databaseUrl: string;
@@ -95,13 +102,29 @@ async function forgetEarlierMeetings(databaseUrl: string): Promise<void> {
  */
 export async function startFaultCluster(
   name: string,
-  options: { appendOnly?: boolean } = {},
+  options: {
+    appendOnly?: boolean;
+    /** A PostgreSQL of the cluster's own (to stop or kill), instead of a database on the shared one. */
+    privatePostgres?: boolean;
+    /** More environment for the API nodes. */
+    apiEnv?: Record<string, string>;
+  } = {},
 ): Promise<FaultCluster> {
   const redis = await startPrivateRedis({ appendOnly: options.appendOnly ?? false });
   const client = new Redis(redis.url, { maxRetriesPerRequest: null });
   client.on('error', () => {});
-  const databaseUrl = await testDatabaseUrl(`collab_test_faults_cluster_${name}`);
-  await forgetEarlierMeetings(databaseUrl);
+  const postgres = options.privatePostgres ? await startPrivatePostgres() : undefined;
+  let databaseUrl: string;
+  if (postgres === undefined) {
+    databaseUrl = await testDatabaseUrl(`collab_test_faults_cluster_${name}`);
+    await forgetEarlierMeetings(databaseUrl);
+  } else {
+    const admin = new pg.Client({ connectionString: postgres.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE faults_${name}`);
+    await admin.end();
+    databaseUrl = postgres.url.replace(/\/postgres$/, `/faults_${name}`);
+  }
   const blobDir = mkdtempSync(path.join(tmpdir(), 'collab-faults-blobs-'));
   const nodes: ClusterNode[] = [];
   const health = async (node: ClusterNode, name: string) => {
@@ -110,6 +133,7 @@ export async function startFaultCluster(
   };
   return {
     redis,
+    ...(postgres ? { postgres } : {}),
     client,
     databaseUrl,
     async start(name, roles) {
@@ -123,7 +147,12 @@ export async function startFaultCluster(
         NODE_ROLES: roles,
         NODE_ID: name,
         ...(roles === 'api'
-          ? { CHAT_DATABASE_URL: databaseUrl, SAML_DATABASE_URL: databaseUrl, CHAT_BLOB_DIR: blobDir }
+          ? {
+              CHAT_DATABASE_URL: databaseUrl,
+              SAML_DATABASE_URL: databaseUrl,
+              CHAT_BLOB_DIR: blobDir,
+              ...options.apiEnv,
+            }
           : {}),
       };
       const node = await startClusterNode(name, env);
@@ -154,6 +183,7 @@ export async function startFaultCluster(
       await Promise.all(nodes.map((node) => node.kill('SIGKILL')));
       client.disconnect();
       await redis.stop();
+      await postgres?.destroy();
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   chatAs,
   type FaultPostgres,
   isAlive,
+  isUnavailableAnswer,
   RoomWrites,
   samlCall,
   startFaultPostgres,
@@ -142,5 +143,44 @@ describe('PostgreSQL faults under two server processes', () => {
     const stored = await roomIdsOf(nodes[1] as ClusterNode);
     expect(writes.acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     expect(stored.size).toBeGreaterThanOrEqual(writes.acknowledged.length);
+  }, 120_000);
+
+  it('while PostgreSQL hangs (SIGSTOP), database routes answer 503 within the default 2 s bounds, and work once it answers', async () => {
+    // Both nodes run with the default DATABASE_QUERY_TIMEOUT_MS (2000): pooled connections get no
+    // answer, new ones are taken by the kernel and never answered.
+    postgres.server.pause();
+    const waits: number[] = [];
+    try {
+      for (const node of nodes) {
+        const chat = chatAs(node, owner);
+        const calls = [
+          () => writes.create(chat, 'Hung'),
+          () => chat('GET', '/rooms'),
+          () => samlCall(node, 'GET', samlDomain),
+        ];
+        for (const call of calls) {
+          const started = performance.now();
+          const answer = await call();
+          waits.push(performance.now() - started);
+          expect(isUnavailableAnswer(answer), `${answer.status} ${JSON.stringify(answer.body)}`).toBe(true);
+        }
+      }
+    } finally {
+      postgres.server.resume();
+    }
+    const longest = Math.max(...waits);
+    console.log(
+      `longest request while PostgreSQL hung: ${Math.round(longest)} ms (bounds: 2000 ms to connect, 2000 ms per statement)`,
+    );
+    // Far above the 2 s bound, for a busy machine, and below the former 10 s default.
+    expect(longest).toBeLessThan(8000);
+    for (const node of nodes) {
+      await until(
+        async () => (await writes.create(chatAs(node, owner), 'Resumed')).status === 201,
+        'a write after PostgreSQL resumed',
+      );
+    }
+    expect(nodes.map(isAlive)).toEqual([true, true]);
+    expect(writes.wrong).toEqual([]);
   }, 120_000);
 });
