@@ -94,11 +94,17 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     return this.#layers;
   }
 
-  /** The layers receiving packets now, lowest bitrate first (signalled order between equals). */
+  /**
+   * The layers receiving packets now, lowest bitrate first; in the publisher's signalled order
+   * until every one of them has a measured bitrate (a layer's first second).
+   */
   activeLayers(nowMs: number = performance.now()): ProducerLayer[] {
-    return this.#layers
-      .filter((layer) => layer.isActive(nowMs))
-      .sort((left, right) => left.bitrate - right.bitrate || left.signalledIndex - right.signalledIndex);
+    const active = this.#layers.filter((layer) => layer.isActive(nowMs));
+    const measured = active.every((layer) => layer.bitrate > 0);
+    return active.sort(
+      (left, right) =>
+        (measured ? left.bitrate - right.bitrate : 0) || left.signalledIndex - right.signalledIndex,
+    );
   }
 
   /**

@@ -26,6 +26,9 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
 });
 
+/** Deadline of each wait: generous, as the suite runs on a busy shared machine. */
+const patient = 30_000;
+
 /** Quick allocation so tests see layer changes within a second or two. */
 const options = {
   ...loopbackSfuOptions,
@@ -42,7 +45,7 @@ async function publishSimulcast(
   await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
   publisher.start();
   const producer = router.getProducer(participantId, 'video');
-  await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU');
+  await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
   return publisher;
 }
 
@@ -121,7 +124,7 @@ describe('simulcast', () => {
     const router = sfu.createRouter('simulcast-high');
     const publisher = await publishSimulcast(router, 'alice');
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
-    await waitFor(() => subscriber.count(mid) >= 60, 'packets at the subscriber');
+    await waitFor(() => subscriber.count(mid) >= 60, 'packets at the subscriber', patient);
     const packets = subscriber.packets.filter((received) => received.mid === mid);
     expect(new Set(packets.map(layerOf))).toEqual(new Set([2]));
     expectContinuousStream(packets);
@@ -136,8 +139,8 @@ describe('simulcast', () => {
     sfu = createSfu(options);
     const router = sfu.createRouter('simulcast-publisher-feedback');
     const publisher = await publishSimulcast(router, 'alice', true);
-    await waitFor(() => publisher.transportFeedbackReports >= 5, 'TWCC reports at the publisher');
-    await waitFor(() => publisher.packetsReportedReceived >= 100, 'packets reported received');
+    await waitFor(() => publisher.transportFeedbackReports >= 5, 'TWCC reports at the publisher', patient);
+    await waitFor(() => publisher.packetsReportedReceived >= 100, 'packets reported received', patient);
   });
 
   it('gives a subscriber asking for low quality the low layer', async () => {
@@ -145,7 +148,7 @@ describe('simulcast', () => {
     const router = sfu.createRouter('simulcast-low');
     await publishSimulcast(router, 'alice');
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice', { quality: 'low' });
-    await waitFor(() => subscriber.count(mid) >= 30, 'packets at the subscriber');
+    await waitFor(() => subscriber.count(mid) >= 30, 'packets at the subscriber', patient);
     expect(new Set(subscriber.packets.map(layerOf))).toEqual(new Set([0]));
   });
 
@@ -154,19 +157,20 @@ describe('simulcast', () => {
     const router = sfu.createRouter('simulcast-remb');
     const publisher = await publishSimulcast(router, 'alice');
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
-    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer first');
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer first', patient);
 
     const lowRequestsBefore = publisher.keyframeRequests('l');
     await subscriber.sendRemb(200_000);
     await waitFor(
       () => router.requireSession('bob').subscriptionBandwidth === 200_000,
       'the REMB at the SFU',
+      patient,
     );
-    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer after a low REMB');
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer after a low REMB', patient);
     expect(publisher.keyframeRequests('l')).toBeGreaterThan(lowRequestsBefore);
 
     await subscriber.sendRemb(5_000_000);
-    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer after the REMB rose');
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer after the REMB rose', patient);
 
     const packets = subscriber.packets.filter((received) => received.mid === mid);
     const { switches } = expectContinuousStream(packets);
@@ -183,20 +187,24 @@ describe('simulcast', () => {
     await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
     publisher.start({ bitrate: 800_000, keyframeInterval: 100_000 });
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice');
-    await waitFor(() => subscriber.count(mid) >= 30, 'packets before the REMB');
+    await waitFor(() => subscriber.count(mid) >= 30, 'packets before the REMB', patient);
     const producer = router.getProducer('alice', 'video');
-    await waitFor(() => (producer?.layers[0]?.bitrate ?? 0) > 500_000, 'a measured layer bitrate');
+    await waitFor(() => (producer?.layers[0]?.bitrate ?? 0) > 500_000, 'a measured layer bitrate', patient);
 
     await subscriber.sendRemb(150_000);
     const consumer = producer?.consumers.values().next().value;
-    await waitFor(() => consumer?.paused === true, 'the stream paused for bob');
+    await waitFor(() => consumer?.paused === true, 'the stream paused for bob', patient);
     const whilePaused = subscriber.count(mid);
     const sent = publisher.packetsSent;
-    await waitFor(() => publisher.packetsSent > sent + 60, 'the publisher still sending');
+    await waitFor(() => publisher.packetsSent > sent + 60, 'the publisher still sending', patient);
     expect(subscriber.count(mid)).toBe(whilePaused);
 
     await subscriber.sendRemb(5_000_000);
-    await waitFor(() => subscriber.count(mid) > whilePaused + 10, 'packets again after the REMB rose');
+    await waitFor(
+      () => subscriber.count(mid) > whilePaused + 10,
+      'packets again after the REMB rose',
+      patient,
+    );
     expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid));
   });
 
@@ -206,12 +214,20 @@ describe('simulcast', () => {
     await publishSimulcast(router, 'alice');
     const { subscriber, mid } = await subscribe(router, 'bob', 'alice', { transportCc: true });
     const session = router.requireSession('bob');
-    await waitFor(() => session.subscriptionBandwidth !== undefined, 'a transport-feedback estimate');
-    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer on the unshaped link');
+    await waitFor(
+      () => session.subscriptionBandwidth !== undefined,
+      'a transport-feedback estimate',
+      patient,
+    );
+    await waitFor(() => settledLayer(subscriber, mid) === 2, 'the high layer on the unshaped link', patient);
 
     subscriber.transportFeedback?.limit(250_000);
-    await waitFor(() => (session.subscriptionBandwidth ?? Infinity) < 400_000, 'the estimate falling');
-    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer under the limit');
+    await waitFor(
+      () => (session.subscriptionBandwidth ?? Infinity) < 400_000,
+      'the estimate falling',
+      patient,
+    );
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer under the limit', patient);
 
     subscriber.transportFeedback?.limit(undefined);
     await waitFor(

@@ -12,7 +12,8 @@ export interface BandwidthEstimatorOptions {
   increasePerSecond: number;
 }
 
-const sentSlots = 8192;
+/** Sent packets remembered (about 2 s at 1,000 packets/s; feedback comes every ~100 ms). */
+const sentSlots = 2048;
 /** Evaluate a feedback window once it covers this many packets... */
 const windowPackets = 20;
 /** ...and at least this long on the receiver's clock. */
@@ -39,9 +40,8 @@ const idleMs = 1_000;
  */
 export class BandwidthEstimator {
   readonly #options: BandwidthEstimatorOptions;
-  readonly #sentSequence = new Int32Array(sentSlots).fill(-1);
-  readonly #sentAtMs = new Float64Array(sentSlots);
-  readonly #sentBytes = new Uint32Array(sentSlots);
+  /** Allocated at the first sent packet: only subscribers with transport-wide feedback need them. */
+  #sent: { sequence: Int32Array; atMs: Float64Array; bytes: Uint32Array } | undefined;
   #transportEstimate: number | undefined;
   #receiverEstimate: number | undefined;
   #lastGrowthMs = 0;
@@ -68,10 +68,15 @@ export class BandwidthEstimator {
 
   /** Notes a sent packet carrying transport-wide sequence number `sequenceNumber`. */
   packetSent(sequenceNumber: number, bytes: number, nowMs: number): void {
+    this.#sent ??= {
+      sequence: new Int32Array(sentSlots).fill(-1),
+      atMs: new Float64Array(sentSlots),
+      bytes: new Uint32Array(sentSlots),
+    };
     const slot = sequenceNumber % sentSlots;
-    this.#sentSequence[slot] = sequenceNumber;
-    this.#sentAtMs[slot] = nowMs;
-    this.#sentBytes[slot] = bytes;
+    this.#sent.sequence[slot] = sequenceNumber;
+    this.#sent.atMs[slot] = nowMs;
+    this.#sent.bytes[slot] = bytes;
   }
 
   /** A REMB from the subscriber: its own estimate of what it can receive. */
@@ -87,18 +92,20 @@ export class BandwidthEstimator {
     }
     this.#lastFeedbackMs = nowMs;
     const window = this.#window;
+    const sent = this.#sent;
+    if (sent === undefined) return;
     for (const result of results) {
       const slot = result.sequenceNumber % sentSlots;
-      if (this.#sentSequence[slot] !== result.sequenceNumber) continue;
+      if (sent.sequence[slot] !== result.sequenceNumber) continue;
       if (!result.received) {
         window.lost += 1;
         continue;
       }
-      const delay = result.receivedAtMs - (this.#sentAtMs[slot] ?? 0);
+      const delay = result.receivedAtMs - (sent.atMs[slot] ?? 0);
       if (window.received === 0) window.firstMs = result.receivedAtMs;
       window.lastMs = Math.max(window.lastMs, result.receivedAtMs);
       window.received += 1;
-      window.bytes += this.#sentBytes[slot] ?? 0;
+      window.bytes += sent.bytes[slot] ?? 0;
       window.delaySum += delay;
       window.minDelay = Math.min(window.minDelay, delay);
     }
