@@ -320,7 +320,8 @@ function rejoin(why) {
         document.body.dataset.rejoins = String(rejoins);
         return;
       } catch (error) {
-        await leave(false, { keepEvents: true });
+        // Tell the server too: a join that got through must not make the next attempt a 409.
+        await leave(true, { keepEvents: true });
         setStatus(`${why} Could not rejoin yet (${error.message}); trying again…`);
         await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
       }
