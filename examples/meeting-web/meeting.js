@@ -1,7 +1,15 @@
 // One user's presence in a meeting: the audio connection (the SFU sends back the mix of the
 // others), one publish connection per camera or screen, and one subscribe connection for every
 // remote video, negotiated through the HTTP API with answers and offers arriving on /events.
+// A connection that goes `disconnected` (for a moment) or `failed` restarts ICE on itself: the
+// client-offered ones send a new offer with new ICE credentials to the endpoint they used, the
+// subscribe connection asks the server for a restart offer (`iceRestart` in /media/subscribe).
 import { gathered } from './api.js';
+
+/** How long a connection may stay `disconnected` before the page restarts its ICE. */
+const disconnectedPatienceMs = 2_000;
+/** The least time between two ICE restarts of one connection. */
+const restartSpacingMs = 3_000;
 
 const key = (userId, type) => `${userId}/${type}`;
 
@@ -40,6 +48,59 @@ export class Meeting {
     this.audioPeer = undefined;
     this.subscriber = undefined;
     this.remoteAudio = undefined;
+    this.closed = false;
+    /** Connection name -> when its last ICE restart began. */
+    this.restarts = new Map();
+  }
+
+  /** Reports the state changes of `peer` (named `connection`) and restarts its ICE when it breaks. */
+  watchConnection(connection, peer) {
+    peer.addEventListener('connectionstatechange', () => {
+      const state = peer.connectionState;
+      if (this.closed || state === 'closed') return;
+      this.ui.connection(connection, state);
+      if (state === 'failed') void this.restartIce(connection, peer);
+      if (state === 'disconnected') {
+        setTimeout(() => {
+          if (peer.connectionState === 'disconnected') void this.restartIce(connection, peer);
+        }, disconnectedPatienceMs);
+      }
+    });
+  }
+
+  /** Restarts ICE on one connection, at most once per {@link restartSpacingMs}; failures are shown. */
+  async restartIce(connection, peer) {
+    const last = this.restarts.get(connection) ?? 0;
+    if (this.closed || Date.now() - last < restartSpacingMs) return;
+    this.restarts.set(connection, Date.now());
+    try {
+      if (connection === 'watching') {
+        this.pending = this.pending.then(() =>
+          this.negotiate({ subscribe: [], unsubscribe: [], iceRestart: true }),
+        );
+        await this.pending;
+        return;
+      }
+      peer.restartIce();
+      await peer.setLocalDescription(await peer.createOffer({ iceRestart: true }));
+      await gathered(peer);
+      const sdp = peer.localDescription.sdp;
+      if (connection === 'audio') {
+        const answered = this.events.next(
+          'MEETING_AUDIO_ANSWERED',
+          (event) => event.meetingId === this.meetingId,
+        );
+        await this.api('PUT', this.path('/audio/offer'), { sdp });
+        await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
+      } else {
+        const mediaType = connection.toUpperCase();
+        const answered = this.events.next('MEETING_SDP_ANSWERED', (event) => event.mediaType === mediaType);
+        await this.api('PUT', this.path('/media'), { type: connection, enabled: true, sdp });
+        await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
+      }
+    } catch (error) {
+      if (!this.closed) this.ui.status(`Could not restart the ${connection} connection: ${error.message}`);
+    }
   }
 
   path(suffix = '') {
@@ -55,6 +116,7 @@ export class Meeting {
     const microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
     const peer = this.newPeer();
     this.audioPeer = peer;
+    this.watchConnection('audio', peer);
     peer.addTransceiver(microphone.getAudioTracks()[0], { direction: 'sendrecv', streams: [microphone] });
     peer.addEventListener('track', (event) => {
       this.remoteAudio = new MediaStream([event.track]);
@@ -84,6 +146,7 @@ export class Meeting {
         : await navigator.mediaDevices.getDisplayMedia({ video: true });
     const track = media.getVideoTracks()[0];
     const peer = this.newPeer();
+    this.watchConnection(type, peer);
     const transceiver =
       type === 'video'
         ? addCameraTransceiver(peer, track, media)
@@ -110,6 +173,7 @@ export class Meeting {
     for (const track of publisher.media.getTracks()) track.stop();
     publisher.peer.close();
     this.ui.localVideo(type, undefined);
+    this.ui.unpublished?.(type);
     await this.api('PUT', this.path('/media'), { type, enabled: false }).catch(() => {});
   }
 
@@ -152,6 +216,7 @@ export class Meeting {
     const { sdp } = await offered;
     if (this.subscriber === undefined) {
       this.subscriber = this.newPeer();
+      this.watchConnection('watching', this.subscriber);
       this.subscriber.addEventListener('track', (event) => {
         const mid = event.transceiver.mid;
         this.ui.remoteVideo(mid, new MediaStream([event.track]), this.mids.get(mid));
@@ -183,6 +248,7 @@ export class Meeting {
 
   /** Closes every connection; `notify` also tells the server. */
   async close(notify = true) {
+    this.closed = true;
     for (const type of [...this.publishers.keys()]) {
       const publisher = this.publishers.get(type);
       for (const track of publisher.media.getTracks()) track.stop();

@@ -2,6 +2,7 @@
 // the others. Open it as /examples/meeting/#token=<jwt>&room=<roomId>&autojoin=1&camera=1 to join
 // without clicking (the fragment never reaches the server or its logs).
 import { createApi, openEvents } from './api.js';
+import { connectionText, resetControls, setPressed, stopReason, toggleIds, wantedMedia } from './controls.js';
 import { Meeting } from './meeting.js';
 
 const $ = (id) => document.getElementById(id);
@@ -11,12 +12,19 @@ const state = {
   events: undefined,
   meeting: undefined,
   meetingId: undefined,
+  meetingName: undefined,
   userId: undefined,
   participants: new Map(),
   /** Who talks now; kept apart from the participant list, which can arrive after the first talking event. */
   talking: new Set(),
 };
 let maxRemoteAudioLevel = 0;
+/** The toggle buttons by id. */
+const buttons = Object.fromEntries(toggleIds.map((id) => [id, $(id)]));
+/** Rejoins done by the page itself, for people and tests. */
+let rejoins = 0;
+/** A rejoin in progress, so that several causes at once make one. */
+let rejoining;
 
 const short = (userId) => (userId === state.userId ? 'you' : userId.slice(0, 8));
 const setStatus = (text) => {
@@ -110,6 +118,15 @@ const ui = {
     }, 50);
   },
   maxRemoteAudioLevel: () => maxRemoteAudioLevel,
+  connection(connection, connectionState) {
+    const text = connectionText(connection, connectionState);
+    if (text !== undefined) setStatus(text);
+    else if (connectionState === 'connected' && state.meetingName !== undefined)
+      setStatus(`In meeting ${state.meetingName}.`);
+  },
+  unpublished(type) {
+    setPressed(buttons[type === 'video' ? 'camera' : 'screen'], false);
+  },
 };
 
 function renderParticipants() {
@@ -161,13 +178,22 @@ function onEvent(event) {
     case 'MEETING_PARTICIPANT_SUBSCRIBED':
       meeting.subscribed(event.streams);
       break;
+    case 'MEETING_STOPPED': {
+      const { text, restart } = stopReason(event);
+      if (restart) {
+        void rejoin(`${text} Starting it again…`);
+        return;
+      }
+      setStatus(text);
+      void leave(false);
+      return;
+    }
     case 'MEETING_PARTICIPANT_CLASHED':
-    case 'MEETING_STOPPED':
     case 'MEETING_DELETED':
       setStatus(
         event.type === 'MEETING_PARTICIPANT_CLASHED'
           ? 'You joined from somewhere else.'
-          : 'The meeting ended.',
+          : 'The meeting was deleted.',
       );
       void leave(false);
       return;
@@ -187,13 +213,34 @@ async function loadRooms() {
   if (hash.get('room')) $('room').value = hash.get('room');
 }
 
-async function join() {
+/** Opens /events once per page; a dropped socket comes back with the same session when it can. */
+async function ensureEvents(token) {
+  if (state.events !== undefined) return state.events;
+  state.events = await openEvents(token, onEvent, {
+    onSession(session) {
+      if (session.state === 'reconnecting' && state.meetingId !== undefined)
+        setStatus('The connection to the server was interrupted; reconnecting…');
+      if (session.state === 'resumed' && state.meetingName !== undefined)
+        setStatus(`In meeting ${state.meetingName}.`);
+      // The server no longer had our session (it ended after its grace): join again.
+      if (session.state === 'lost' && state.meetingId !== undefined)
+        void rejoin('The connection to the server was lost for too long.');
+    },
+  });
+  return state.events;
+}
+
+/**
+ * Joins the room's meeting (creating and starting it when needed) and turns on what `wanted` says:
+ * the microphone, the camera, the screen.
+ */
+async function join(wanted = { microphone: true, camera: false, screen: false }) {
   const token = $('token').value.trim();
   const roomId = $('room').value;
   state.api = createApi(token);
   state.userId = userIdOf(token);
   setStatus('Connecting…');
-  state.events = await openEvents(token, onEvent);
+  const events = await ensureEvents(token);
   const roomMeeting = () => state.api('GET', `/rooms/${roomId}/meeting`);
   let found = await roomMeeting().catch((error) => {
     if (error.status !== 404) throw error;
@@ -203,19 +250,21 @@ async function join() {
       throw conflict;
     });
   });
+  // Starting an active meeting answers it unchanged, so two pages restarting one meeting agree.
   if (!found.active) found = await state.api('POST', `/meetings/${found.id}/start`);
   state.meetingId = found.id;
+  state.meetingName = found.name;
   const joined = await state.api(
     'POST',
     `/meetings/${found.id}/join`,
     { audioStreamEnabled: true, videoStreamEnabled: false },
     {
-      'queue-id': state.events.queueId,
+      'queue-id': events.queueId,
     },
   );
   const meeting = new Meeting({
     api: state.api,
-    events: state.events,
+    events,
     meetingId: found.id,
     userId: state.userId,
     iceServers: joined.iceServers,
@@ -227,34 +276,88 @@ async function join() {
   renderParticipants();
   $('join-form').hidden = true;
   $('controls').hidden = false;
+  resetControls(buttons);
   await meeting.startAudio();
-  $('mic').setAttribute('aria-pressed', 'true');
+  setPressed(buttons.mic, true);
+  if (!wanted.microphone) {
+    await meeting.setMicrophone(false);
+    setPressed(buttons.mic, false);
+  }
   for (const participant of current.participants) {
     if (participant.videoStreamEnabled) void meeting.watch(participant.userId, 'video', true);
     if (participant.screenStreamEnabled) void meeting.watch(participant.userId, 'screen', true);
   }
+  if (wanted.camera) await toggle(buttons.camera, () => meeting.publish('video'));
+  if (wanted.screen) {
+    // A browser may want a click for the screen again: then the button says it is off.
+    await meeting.publish('screen').then(
+      () => setPressed(buttons.screen, true),
+      () => setStatus('Click Screen to share your screen again.'),
+    );
+  }
   setStatus(`In meeting ${found.name}.`);
 }
 
-async function leave(notify = true) {
+/**
+ * Leaves the meeting: closes the media connections (telling the server when `notify`), empties the
+ * participants and tiles, and resets the controls. `keepEvents` keeps the /events session (the page
+ * is about to join again).
+ */
+async function leave(notify = true, { keepEvents = false } = {}) {
   const { meeting } = state;
   state.meeting = undefined;
   state.meetingId = undefined;
+  state.meetingName = undefined;
   state.talking.clear();
   await meeting?.close(notify);
-  state.events?.close();
+  if (!keepEvents) {
+    state.events?.close();
+    state.events = undefined;
+  }
   state.participants.clear();
   $('tiles').replaceChildren();
   renderParticipants();
+  resetControls(buttons);
   $('join-form').hidden = false;
   $('controls').hidden = true;
+}
+
+/**
+ * Leaves and joins again by itself, restoring microphone, camera and screen: after the meeting
+ * stopped because its media server failed (the join starts it again), or after the server dropped
+ * the page's session. Tries for a minute, a second or a few apart.
+ */
+function rejoin(why) {
+  rejoining ??= (async () => {
+    const wanted = wantedMedia(buttons);
+    setStatus(`${why} Rejoining…`);
+    await leave(false, { keepEvents: true });
+    for (let attempt = 1; attempt <= 20; attempt += 1) {
+      try {
+        await join(wanted);
+        setStatus(`In meeting ${state.meetingName}. Rejoined after: ${why}`);
+        rejoins += 1;
+        document.body.dataset.rejoins = String(rejoins);
+        return;
+      } catch (error) {
+        // Tell the server too: a join that got through must not make the next attempt a 409.
+        await leave(true, { keepEvents: true });
+        setStatus(`${why} Could not rejoin yet (${error.message}); trying again…`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
+      }
+    }
+    setStatus(`${why} Could not rejoin: join again when the server is back.`);
+  })().finally(() => {
+    rejoining = undefined;
+  });
+  return rejoining;
 }
 
 async function toggle(button, action) {
   const on = button.getAttribute('aria-pressed') !== 'true';
   try {
     await action(on);
-    button.setAttribute('aria-pressed', String(on));
+    setPressed(button, on);
   } catch (error) {
     setStatus(error.message);
   }
@@ -265,12 +368,12 @@ $('join-form').addEventListener('submit', (event) => {
   event.preventDefault();
   join().catch((error) => setStatus(`Could not join: ${error.message}`));
 });
-$('mic').addEventListener('click', () => toggle($('mic'), (on) => state.meeting.setMicrophone(on)));
-$('camera').addEventListener('click', () =>
-  toggle($('camera'), (on) => (on ? state.meeting.publish('video') : state.meeting.unpublish('video'))),
+buttons.mic.addEventListener('click', () => toggle(buttons.mic, (on) => state.meeting.setMicrophone(on)));
+buttons.camera.addEventListener('click', () =>
+  toggle(buttons.camera, (on) => (on ? state.meeting.publish('video') : state.meeting.unpublish('video'))),
 );
-$('screen').addEventListener('click', () =>
-  toggle($('screen'), (on) => (on ? state.meeting.publish('screen') : state.meeting.unpublish('screen'))),
+buttons.screen.addEventListener('click', () =>
+  toggle(buttons.screen, (on) => (on ? state.meeting.publish('screen') : state.meeting.unpublish('screen'))),
 );
 $('leave').addEventListener('click', () => void leave());
 
@@ -279,6 +382,7 @@ window.meetingPage = {
   state,
   stats: () => state.meeting?.stats() ?? Promise.resolve({ framesDecoded: 0, remoteAudioLevel: 0 }),
   talking: () => [...state.talking],
+  rejoins: () => rejoins,
 };
 
 if (hash.get('token')) {
@@ -287,7 +391,7 @@ if (hash.get('token')) {
   if (hash.get('autojoin') === '1') {
     try {
       await join();
-      if (hash.get('camera') === '1') await toggle($('camera'), () => state.meeting.publish('video'));
+      if (hash.get('camera') === '1') await toggle(buttons.camera, () => state.meeting.publish('video'));
       document.body.dataset.ready = 'true';
     } catch (error) {
       setStatus(`Could not join: ${error.message}`);

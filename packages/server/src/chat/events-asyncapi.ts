@@ -115,8 +115,8 @@ frozen or cut off), which ended the meetings joined from its sessions; reconnect
 join again. 4003: another socket resumed this session. A session closed without a code (1006) missed the heartbeat
 or lost its connection.
 
-**Reconnecting.** A session whose socket dropped (closed by the client or lost; not one the server
-closed) is kept for MEETING_RECONNECT_GRACE_SECONDS (15 s by default) with its meeting participations
+**Reconnecting.** A session whose connection was lost (closed without a close frame, or a missed
+heartbeat; not a client's own 1000/1001 close, not one the server closed) is kept for MEETING_RECONNECT_GRACE_SECONDS (15 s by default) with its meeting participations
 and the events that arrive meanwhile (up to ${eventsSocketLimits.keptEventsWhileAway}). A new socket of the same user that asks
 for it, \`GET /events?queueId=<queueId>\`, resumes it: \`websocketConnected\` says \`"resumed": true\`
 with the same queue id, then the kept events follow. After the grace, or for an unknown queue id (a

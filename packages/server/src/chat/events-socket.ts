@@ -22,8 +22,8 @@ export interface EventsSocketOptions {
   /** Called when a session opens, with the queue id it was given (not again when it is resumed). */
   onSessionOpened?: (userId: string, queueId: string) => void;
   /**
-   * How long a session whose socket dropped (closed by the client or the network, not by the
-   * server) stays resumable: a new socket of the same user asking for its queue id
+   * How long a session whose connection was lost (its socket closed without a close frame, or missed
+   * the heartbeat; not a client's 1000/1001 goodbye, not closed by the server) stays resumable: a new socket of the same user asking for its queue id
    * (`/events?queueId=<uuid>`) gets the session back with the events kept meanwhile, and
    * `onSessionClosed` is told only once this time passed without one. @default 0
    */
@@ -161,11 +161,16 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     options.onSessionClosed?.(session.userId, session.queueId);
   };
 
-  /** The socket of `session` closed: end it now, or keep it for the grace when the peer went away. */
-  const socketClosed = (session: EventsSession, socket: WebSocket) => {
+  /**
+   * The socket of `session` closed: keep the session for the grace when the connection was lost (no
+   * close frame: 1005, 1006, or a missed heartbeat), end it now when the client said goodbye (1000,
+   * 1001) or the server closed it.
+   */
+  const socketClosed = (session: EventsSession, socket: WebSocket, code: number) => {
     if (session.socket !== socket) return;
     session.socket = undefined;
-    if (graceMs <= 0 || closedByServer.has(socket)) {
+    const goodbye = code === 1000 || code === 1001;
+    if (graceMs <= 0 || goodbye || closedByServer.has(socket)) {
       end(session);
       return;
     }
@@ -191,7 +196,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     });
     socket.on(
       'close',
-      guardedHandler(options.logger, 'events session close', () => socketClosed(session, socket)),
+      guardedHandler(options.logger, 'events session close', (code: number) =>
+        socketClosed(session, socket, code),
+      ),
     );
     const greeting = { type: 'websocketConnected', queueId: session.queueId };
     socket.send(JSON.stringify(resumed === undefined ? greeting : { ...greeting, resumed }));

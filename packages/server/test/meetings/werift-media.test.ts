@@ -240,8 +240,8 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
     expect(bobAudio.received.length).toBe(closedAt);
   });
 
-  it('a dropped /events socket removes its participant and tells the others; the last one out stops it', async () => {
-    world = await startMeetingWorld();
+  it('a dropped /events socket removes its participant (after the reconnection grace) and tells the others; the last one out stops it', async () => {
+    world = await startMeetingWorld('sqlite', { MEETING_RECONNECT_GRACE_SECONDS: '1' });
     const { alice, bob, carol, meetingId, join } = world;
     await join(alice);
     await join(bob);
