@@ -6,6 +6,11 @@ export {
   type MixOutput,
 } from './audio/audio-mixer.js';
 export {
+  DominantSpeakerDetector,
+  type DominantSpeakerOptions,
+  type SpeakerLevel,
+} from './audio/dominant-speaker.js';
+export {
   type AudioCodec,
   type AudioDecoder,
   type AudioEncoder,
@@ -24,7 +29,7 @@ export {
   sfuOptionsSchema,
 } from './options.js';
 export { Producer, type ProducerEvents, type ProducerStats, type StreamKind } from './producer.js';
-export { Router, type RouterEvents, type TalkingChange } from './router.js';
+export { type DominantSpeakerChange, Router, type RouterEvents, type TalkingChange } from './router.js';
 export { announceAddresses } from './sdp/announce-addresses.js';
 export {
   parseSdp,
