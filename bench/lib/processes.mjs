@@ -45,7 +45,7 @@ export function cpuMillisecondsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function freePort() {
+export async function freePort() {
   const probe = createServer();
   await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address();
