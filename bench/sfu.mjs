@@ -199,17 +199,19 @@ const { Redis } = createRequire(new URL('../packages/server/package.json', impor
 async function startOurs(participants, profileDir) {
   const redisUrl = `${process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'}/12`;
   const prefix = `bench-sfu-${randomUUID()}:`;
-  const node = await startReferenceServer({
-    NODE_ROLES: 'media',
-    NODE_ID: 'bench-media',
-    CHAT_REDIS_URL: redisUrl,
-    CLUSTER_REDIS_PREFIX: prefix,
-    MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
-    MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
-    MEETING_MAX_PARTICIPANTS: String(participants),
-    LOG_LEVEL: 'warn',
-    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
-  });
+  const node = await startReferenceServer(
+    {
+      NODE_ROLES: 'media',
+      NODE_ID: 'bench-media',
+      CHAT_REDIS_URL: redisUrl,
+      CLUSTER_REDIS_PREFIX: prefix,
+      MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
+      MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
+      MEETING_MAX_PARTICIPANTS: String(participants),
+      LOG_LEVEL: 'warn',
+    },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   const commands = new Redis(redisUrl);
   const replies = new Redis(redisUrl);
   const waiting = new Map();

@@ -15,6 +15,8 @@ const state = {
   participants: new Map(),
   /** Who talks now; kept apart from the participant list, which can arrive after the first talking event. */
   talking: new Set(),
+  /** The dominant speaker (MEETING_DOMINANT_SPEAKER), highlighted until someone else takes over. */
+  dominantSpeaker: undefined,
 };
 let maxRemoteAudioLevel = 0;
 
@@ -100,12 +102,14 @@ function renderParticipants() {
       item.textContent = short(participant.userId);
       item.dataset.user = participant.userId;
       item.classList.toggle('talking', state.talking.has(participant.userId));
+      item.classList.toggle('speaker', state.dominantSpeaker === participant.userId);
       item.classList.toggle('muted', !participant.audioStreamEnabled);
       return item;
     }),
   );
   for (const figure of document.querySelectorAll('.tile[data-user]')) {
     figure.classList.toggle('talking', state.talking.has(figure.dataset.user));
+    figure.classList.toggle('speaker', state.dominantSpeaker === figure.dataset.user);
   }
 }
 
@@ -114,6 +118,11 @@ function onEvent(event) {
   if (event.type === 'MEETING_PARTICIPANT_TALKING') {
     if (event.isTalking) state.talking.add(event.userId);
     else state.talking.delete(event.userId);
+    renderParticipants();
+    return;
+  }
+  if (event.type === 'MEETING_DOMINANT_SPEAKER') {
+    state.dominantSpeaker = event.userId;
     renderParticipants();
     return;
   }
@@ -221,6 +230,7 @@ async function leave(notify = true) {
   state.meeting = undefined;
   state.meetingId = undefined;
   state.talking.clear();
+  state.dominantSpeaker = undefined;
   await meeting?.close(notify);
   state.events?.close();
   state.participants.clear();
@@ -259,6 +269,7 @@ window.meetingPage = {
   state,
   stats: () => state.meeting?.stats() ?? Promise.resolve({ framesDecoded: 0, remoteAudioLevel: 0 }),
   talking: () => [...state.talking],
+  dominantSpeaker: () => state.dominantSpeaker,
 };
 
 if (hash.get('token')) {
