@@ -161,6 +161,17 @@ async function clientProcess() {
       startSpeaking();
       send({ type: 'speaking' });
     }
+    if (message.type === 'states') {
+      const states = {};
+      for (const peer of [
+        publisher.peer,
+        ...[...subscribers.values()].map((subscriber) => subscriber.peer),
+      ]) {
+        const key = `${peer.connectionState}/${peer.iceConnectionState}`;
+        states[key] = (states[key] ?? 0) + 1;
+      }
+      send({ type: 'states', states });
+    }
     if (message.type === 'audio-count') {
       send({ type: 'audio-counted', received: [...audioClients.values()].map((client) => client.received) });
     }
@@ -389,6 +400,10 @@ async function videoRun(start, subscriberCount) {
     const setupMs = performance.now() - setupStarted;
     if (failures.length > 0)
       console.log(`  ${server.name}: ${failures.length} setups failed: ${failures[0].message}`);
+    if (clients.connected.size < subscriberCount) {
+      const { states } = await clients.request({ type: 'states' }, 'states');
+      console.log(`  ${server.name}: connection states (publisher included) ${JSON.stringify(states)}`);
+    }
     await sleep(1_500);
     const cpuBefore = cpuMillisecondsOf(server.pid);
     const wallBefore = performance.now();
