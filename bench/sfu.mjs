@@ -130,7 +130,12 @@ async function clientProcess() {
     if (message.type === 'publish') send({ type: 'offer', sdp: await publisher.createOffer() });
     if (message.type === 'answer') {
       await publisher.acceptAnswer(message.sdp);
-      await testing.waitFor(() => publisher.peer.connectionState === 'connected', 'the publisher', 30_000);
+      try {
+        await testing.waitFor(() => publisher.peer.connectionState === 'connected', 'the publisher', 60_000);
+      } catch {
+        send({ type: 'publishing', failed: publisher.peer.connectionState });
+        return;
+      }
       publisher.start({ bitrate, framesPerSecond: 30, keyframeInterval: 300 });
       send({ type: 'publishing' });
     }
@@ -163,14 +168,11 @@ async function clientProcess() {
     }
     if (message.type === 'states') {
       const states = {};
-      for (const peer of [
-        publisher.peer,
-        ...[...subscribers.values()].map((subscriber) => subscriber.peer),
-      ]) {
-        const key = `${peer.connectionState}/${peer.iceConnectionState}`;
+      for (const subscriber of subscribers.values()) {
+        const key = `${subscriber.peer.connectionState}/${subscriber.peer.iceConnectionState}`;
         states[key] = (states[key] ?? 0) + 1;
       }
-      send({ type: 'states', states });
+      send({ type: 'states', states: { publisher: publisher.peer.connectionState, ...states } });
     }
     if (message.type === 'audio-count') {
       send({ type: 'audio-counted', received: [...audioClients.values()].map((client) => client.received) });
@@ -380,7 +382,25 @@ async function videoRun(start, subscriberCount) {
   const clients = await startClients(server);
   try {
     const { sdp: publishOffer } = await clients.request({ type: 'publish' }, 'offer');
-    await clients.request({ type: 'answer', sdp: await server.publish(publishOffer) }, 'publishing');
+    const published = await clients.request(
+      { type: 'answer', sdp: await server.publish(publishOffer) },
+      'publishing',
+    );
+    if (published.failed !== undefined) {
+      console.log(
+        `  ${server.name}: the publisher did not connect within 60 s (${published.failed}); run skipped`,
+      );
+      return {
+        server: server.name,
+        subscribers: subscriberCount,
+        connected: 0,
+        setupMs: Number.NaN,
+        cores: Number.NaN,
+        loss: 1,
+        p50: Number.NaN,
+        p99: Number.NaN,
+      };
+    }
     await sleep(500);
     // All N at once, as many participants opening a meeting page together.
     const setupStarted = performance.now();
@@ -402,7 +422,9 @@ async function videoRun(start, subscriberCount) {
       console.log(`  ${server.name}: ${failures.length} setups failed: ${failures[0].message}`);
     if (clients.connected.size < subscriberCount) {
       const { states } = await clients.request({ type: 'states' }, 'states');
-      console.log(`  ${server.name}: connection states (publisher included) ${JSON.stringify(states)}`);
+      console.log(
+        `  ${server.name}: connection states (subscribers ICE-and-DTLS/ICE) ${JSON.stringify(states)}`,
+      );
     }
     await sleep(1_500);
     const cpuBefore = cpuMillisecondsOf(server.pid);
