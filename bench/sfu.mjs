@@ -1,20 +1,32 @@
-// SFU benchmark: forwarded VP8 streams per CPU core at < 1% loss, added forwarding latency, and the
-// CPU cost of the audio mix per participant. The SFU runs as a deployment runs it: in a media node
-// process (NODE_ROLES=media) driven over Redis, and its CPU is the whole process's (SFU, Redis client,
-// heartbeats). One ~1 Mbit/s synthetic VP8 publisher and N werift subscribers run in a child
-// process. Needs the local Redis. Build first:
-//   pnpm build && node bench/sfu.mjs [maxSubscribers]
+// SFU benchmark: our media node against Janus Gateway (Debian's janus, installed when missing), in
+// the same run, alternating, with the same werift clients. The SFU runs as a deployment runs it: in a
+// media node process (NODE_ROLES=media) driven over Redis, and its CPU is the whole process's; Janus's
+// CPU is its whole process's (every thread) with `event_loops = 2`.
+//
+// Video: one ~1 Mbit/s synthetic VP8 publisher and N werift subscribers, all N set up at once, in a
+// child process. Per N: setup time (first request to the last subscriber connected), connect rate,
+// SFU CPU, loss, latency p50/p99; then streams per core per added stream between the smallest and
+// the largest N of a round. Audio: N participants of one mixed room (ours) or AudioBridge room
+// (Janus, 16 kHz like ours), all or two of them sending a tone at 50 packets a second from a
+// drift-free clock; the server's CPU per participant and the packets a second each one receives.
+//
+//   pnpm build && node bench/sfu.mjs [quick|full] [--rounds=2] [--profile=DIR]
+// quick: N = 50 and 200, audio 10 and 30 participants; full adds N = 100. --profile passes
+// --cpu-prof to our media node (profiles land in DIR). Needs the local Redis.
 import { fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { openJanusSession, startJanus } from './lib/janus.mjs';
 import { cpuMillisecondsOf, startReferenceServer } from './lib/processes.mjs';
 
 const dist = new URL('../packages/webrtc-sfu/dist/', import.meta.url);
 const sfuPackage = await import(new URL('index.js', dist).href);
 const testing = await import(new URL('testing.js', dist).href);
-const windowMs = 3_000;
+const windowMs = 4_000;
+const audioWindowMs = 5_000;
 const bitrate = 1_000_000;
+const connectDeadlineMs = 60_000;
 
 function percentile(values, fraction) {
   if (values.length === 0) return Number.NaN;
@@ -22,10 +34,32 @@ function percentile(values, fraction) {
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 // ---------------------------------------------------------------- client process
 async function clientProcess() {
+  // werift's ES module build, the one the testing clients use (its classes are checked with instanceof).
+  const weriftMain = createRequire(new URL('../packages/webrtc-sfu/package.json', import.meta.url)).resolve(
+    'werift',
+  );
+  const { MediaStreamTrack, RtpHeader, RtpPacket } = await import(
+    `${weriftMain.split('/lib/')[0]}/lib/index.mjs`
+  );
+  const send = (message) => process.send(message);
+  // Pairs are limited to loopback, plus Janus's own address when the server is Janus.
+  const allowed = new Set([
+    '127.0.0.1',
+    ...(process.env.BENCH_SFU_ALSO_ADDRESS ? [process.env.BENCH_SFU_ALSO_ADDRESS] : []),
+  ]);
+  const allow = (peer) => {
+    peer.config.iceFilterCandidatePair = (pair) =>
+      allowed.has(pair.localCandidate.host) && allowed.has(pair.remoteCandidate.host);
+    return peer;
+  };
   const publisher = new testing.VideoTestPublisher();
+  allow(publisher.peer);
   const subscribers = new Map();
+  const audioClients = new Map();
   let window;
   const record = (subscriberId) => (received) => {
     const meta = testing.readSyntheticVp8(received.packet.payload);
@@ -39,96 +73,158 @@ async function clientProcess() {
     window.received.set(subscriberId, (window.received.get(subscriberId) ?? 0) + 1);
     window.latencies.push(received.receivedAtMs - meta.sentAtMs);
   };
-  const send = (message) => process.send(message);
   publisher.onFrame = (sentAtMs, packets) => {
     if (window !== undefined && sentAtMs >= window.from && sentAtMs <= window.to) window.sent += packets;
   };
+  const watchConnected = (id, peer) => {
+    const check = () => {
+      if (peer.connectionState === 'connected') {
+        send({ type: 'connected', id });
+        return true;
+      }
+      return false;
+    };
+    if (check()) return;
+    const { unSubscribe } = peer.connectionStateChange.subscribe(() => {
+      if (check()) unSubscribe();
+    });
+  };
+
+  // Pre-encoded tones (48 kHz Opus, 1 s looped), sent by one drift-free clock for every speaker.
+  const tones = [];
+  const toneFor = (index) => {
+    const frequency = 300 + 150 * (index % 8);
+    if (tones[index % 8] === undefined) {
+      const encoder = sfuPackage.opusCodec.createEncoder({ sampleRate: 48_000, bitrate: 32_000 });
+      tones[index % 8] = Array.from({ length: 50 }, (_, frame) =>
+        Buffer.from(encoder.encode(testing.sine(960, frequency, 48_000, 6_000, frame * 960))),
+      );
+    }
+    return tones[index % 8];
+  };
+  let audioFrame = 0;
+  let audioTimer;
+  const startSpeaking = () => {
+    let nextAtMs = performance.now();
+    const tick = () => {
+      while (performance.now() >= nextAtMs) {
+        for (const client of audioClients.values()) {
+          if (!client.speaking) continue;
+          const header = new RtpHeader({
+            payloadType: 111,
+            sequenceNumber: audioFrame % 0x1_0000,
+            timestamp: (audioFrame * 960) % 0x1_0000_0000,
+            marker: audioFrame === 0,
+          });
+          client.track.writeRtp(new RtpPacket(header, client.tone[audioFrame % client.tone.length]));
+        }
+        audioFrame += 1;
+        nextAtMs += 20;
+      }
+      audioTimer = setTimeout(tick, Math.max(0, nextAtMs - performance.now()));
+    };
+    tick();
+  };
+
   process.on('message', async (message) => {
     if (message.type === 'publish') send({ type: 'offer', sdp: await publisher.createOffer() });
     if (message.type === 'answer') {
       await publisher.acceptAnswer(message.sdp);
+      try {
+        await testing.waitFor(() => publisher.peer.connectionState === 'connected', 'the publisher', 60_000);
+      } catch {
+        send({ type: 'publishing', failed: publisher.peer.connectionState });
+        return;
+      }
       publisher.start({ bitrate, framesPerSecond: 30, keyframeInterval: 300 });
       send({ type: 'publishing' });
     }
     if (message.type === 'subscribe') {
       const subscriber = new testing.VideoTestSubscriber();
+      allow(subscriber.peer);
       subscriber.keepPackets = false;
       subscriber.onPacket = record(message.id);
       subscribers.set(message.id, subscriber);
+      watchConnected(message.id, subscriber.peer);
       send({ type: 'subscribed', id: message.id, sdp: await subscriber.answer(message.sdp) });
     }
-    if (message.type === 'direct') send({ type: 'direct', ...(await measureDirect()) });
+    if (message.type === 'audio-offer') {
+      const peer = allow(testing.createLoopbackPeer('audio'));
+      const track = new MediaStreamTrack({ kind: 'audio' });
+      peer.addTransceiver(track, { direction: 'sendrecv' });
+      const client = { peer, track, speaking: message.speaking, tone: toneFor(message.id), received: 0 };
+      peer.onTrack.subscribe((remote) => remote.onReceiveRtp.subscribe(() => (client.received += 1)));
+      audioClients.set(message.id, client);
+      watchConnected(message.id, peer);
+      send({ type: 'audio-offered', id: message.id, sdp: await testing.localSdp(peer, 'offer') });
+    }
+    if (message.type === 'audio-answer') {
+      await audioClients.get(message.id).peer.setRemoteDescription({ type: 'answer', sdp: message.sdp });
+      send({ type: 'audio-answered', id: message.id });
+    }
+    if (message.type === 'speak') {
+      startSpeaking();
+      send({ type: 'speaking' });
+    }
+    if (message.type === 'states') {
+      const states = {};
+      for (const subscriber of subscribers.values()) {
+        const key = `${subscriber.peer.connectionState}/${subscriber.peer.iceConnectionState}`;
+        states[key] = (states[key] ?? 0) + 1;
+      }
+      send({ type: 'states', states: { publisher: publisher.peer.connectionState, ...states } });
+    }
+    if (message.type === 'audio-count') {
+      send({ type: 'audio-counted', received: [...audioClients.values()].map((client) => client.received) });
+    }
     if (message.type === 'measure') {
       const from = testing.wallClockMs() + 200;
       window = { from, to: from + message.windowMs, sent: 0, received: new Map(), latencies: [] };
-      const before = { cpu: process.cpuUsage(), wall: performance.now() };
-      setTimeout(() => Object.assign(before, { cpu: process.cpuUsage(), wall: performance.now() }), 200);
-      setTimeout(() => {
-        const cpu = process.cpuUsage(before.cpu);
-        const clientCores = (cpu.user + cpu.system) / 1_000 / (performance.now() - before.wall);
-        setTimeout(() => {
+      setTimeout(
+        () => {
           const received = [...subscribers.keys()].map((id) => window.received.get(id) ?? 0);
           send({
             type: 'measured',
             sent: window.sent,
             received,
-            clientCores,
             p50: percentile(window.latencies, 0.5),
             p99: percentile(window.latencies, 0.99),
           });
-        }, 500);
-      }, 200 + message.windowMs);
-    }
-    if (message.type === 'exit') {
-      await Promise.all([
-        publisher.close(),
-        ...[...subscribers.values()].map((subscriber) => subscriber.close()),
-      ]);
-      process.exit(0);
+        },
+        200 + message.windowMs + 500,
+      );
     }
   });
-  process.on('disconnect', () => process.exit(0));
+  process.on('disconnect', () => {
+    clearTimeout(audioTimer);
+    process.exit(0);
+  });
   send({ type: 'ready' });
 }
 
-async function measureDirect() {
-  const publisher = new testing.VideoTestPublisher();
-  const subscriber = new testing.VideoTestSubscriber();
-  subscriber.keepPackets = false;
-  const latencies = [];
-  subscriber.onPacket = (received) => {
-    const meta = testing.readSyntheticVp8(received.packet.payload);
-    if (meta !== undefined) latencies.push(received.receivedAtMs - meta.sentAtMs);
-  };
-  await publisher.acceptAnswer(await subscriber.answer(await publisher.createOffer()));
-  await testing.waitFor(() => subscriber.peer.connectionState === 'connected', 'direct connection');
-  publisher.start({ bitrate, framesPerSecond: 30 });
-  await new Promise((resolve) => setTimeout(resolve, 2_000));
-  publisher.stop();
-  await Promise.all([publisher.close(), subscriber.close()]);
-  return { p50: percentile(latencies.slice(100), 0.5), p99: percentile(latencies.slice(100), 0.99) };
-}
-
-// ---------------------------------------------------------------- media node
+// ---------------------------------------------------------------- the two servers
 const { Redis } = createRequire(new URL('../packages/server/package.json', import.meta.url))('ioredis');
 
 /**
- * Starts a media node and talks to it as an API node does: each MediaServer call is a command on the
- * node's Redis channel, answered on this process's channel.
+ * Our media node, talked to as an API node does: each MediaServer call is a command on the node's
+ * Redis channel, answered on this process's channel.
  */
-async function startMediaNode(participants) {
+async function startOurs(participants, profileDir) {
   const redisUrl = `${process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'}/12`;
   const prefix = `bench-sfu-${randomUUID()}:`;
-  const node = await startReferenceServer({
-    NODE_ROLES: 'media',
-    NODE_ID: 'bench-media',
-    CHAT_REDIS_URL: redisUrl,
-    CLUSTER_REDIS_PREFIX: prefix,
-    MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
-    MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
-    MEETING_MAX_PARTICIPANTS: String(participants),
-    LOG_LEVEL: 'warn',
-  });
+  const node = await startReferenceServer(
+    {
+      NODE_ROLES: 'media',
+      NODE_ID: 'bench-media',
+      CHAT_REDIS_URL: redisUrl,
+      CLUSTER_REDIS_PREFIX: prefix,
+      MEETING_ICE_HOST_ADDRESSES: '127.0.0.1',
+      MEETING_ICE_ONLY_ADDRESSES: '127.0.0.1',
+      MEETING_MAX_PARTICIPANTS: String(participants),
+      LOG_LEVEL: 'warn',
+    },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   const commands = new Redis(redisUrl);
   const replies = new Redis(redisUrl);
   const waiting = new Map();
@@ -141,15 +237,40 @@ async function startMediaNode(participants) {
   });
   await replies.subscribe(`${prefix}api-node:bench:media-replies`);
   let nextId = 1;
+  const call = (method, ...args) => {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      const routed = { replyTo: 'bench', command: { id, method, args } };
+      commands.publish(`${prefix}media-node:bench-media:commands`, JSON.stringify(routed)).catch(reject);
+    });
+  };
+  const meeting = 'bench';
   return {
+    name: 'ours',
     pid: node.pid,
-    call(method, ...args) {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, { resolve, reject });
-        const routed = { replyTo: 'bench', command: { id, method, args } };
-        commands.publish(`${prefix}media-node:bench-media:commands`, JSON.stringify(routed)).catch(reject);
+    async publish(offer) {
+      await call('addParticipant', meeting, 'publisher');
+      return call('publish', meeting, 'publisher', 'video', offer);
+    },
+    async subscribe(id) {
+      const subscriber = `subscriber-${id}`;
+      await call('addParticipant', meeting, subscriber);
+      const offer = await call('updateSubscriptions', meeting, subscriber, {
+        subscribe: [{ userId: 'publisher', type: 'video' }],
+        unsubscribe: [],
       });
+      return {
+        offer: offer.sdp,
+        accept: (answer) => call('acceptSubscriptionAnswer', meeting, subscriber, answer),
+      };
+    },
+    async joinAudio(id, offer, speaking) {
+      const participant = `audio-${id}`;
+      await call('addParticipant', 'audio', participant);
+      const answer = await call('answerAudioOffer', 'audio', participant, offer);
+      if (speaking) await call('setAudioEnabled', 'audio', participant, true);
+      return answer;
     },
     async stop() {
       commands.disconnect();
@@ -159,180 +280,311 @@ async function startMediaNode(participants) {
   };
 }
 
-// ---------------------------------------------------------------- benchmark process
-function request(child, message, replyType) {
-  return new Promise((resolve) => {
-    const listener = (reply) => {
-      if (reply.type === replyType && (message.id === undefined || reply.id === message.id)) {
-        child.off('message', listener);
-        resolve(reply);
-      }
-    };
-    child.on('message', listener);
-    child.send(message);
-  });
-}
-
-async function videoBench(maxSubscribers) {
-  const child = fork(fileURLToPath(import.meta.url), ['--clients'], { stdio: 'inherit' });
-  await new Promise((resolve) => child.once('message', resolve));
-  process.on('exit', () => child.kill());
-  const media = await startMediaNode(maxSubscribers + 1);
-  const meeting = 'bench';
-  await media.call('addParticipant', meeting, 'publisher');
-  const { sdp: publishOffer } = await request(child, { type: 'publish' }, 'offer');
-  await request(
-    child,
-    { type: 'answer', sdp: await media.call('publish', meeting, 'publisher', 'video', publishOffer) },
-    'publishing',
-  );
-  const direct = await request(child, { type: 'direct' }, 'direct');
-  console.log(
-    `direct werift→werift latency (no SFU): p50 ${direct.p50.toFixed(2)} ms, p99 ${direct.p99.toFixed(2)} ms`,
-  );
-  const rows = [];
-  let subscribed = 0;
-  for (const target of [10, 25, 50, 100, 150, 200].filter((count) => count <= maxSubscribers)) {
-    // Subscriptions are set up one after the other; neither side asks a STUN server, so this is the
-    // SFU's and the clients' own negotiation time.
-    const setupStarted = performance.now();
-    const setupFrom = subscribed;
-    for (; subscribed < target; subscribed += 1) {
-      const subscriber = `subscriber-${subscribed}`;
-      await media.call('addParticipant', meeting, subscriber);
-      const offer = await media.call('updateSubscriptions', meeting, subscriber, {
-        subscribe: [{ userId: 'publisher', type: 'video' }],
-        unsubscribe: [],
-      });
-      const reply = await request(child, { type: 'subscribe', id: subscribed, sdp: offer.sdp }, 'subscribed');
-      await media.call('acceptSubscriptionAnswer', meeting, subscriber, reply.sdp);
-    }
-    const setupMs = performance.now() - setupStarted;
-    console.log(
-      `${String(target).padStart(4)} subscribers: set up ${target - setupFrom} more in ${(setupMs / 1000).toFixed(2)} s ` +
-        `(${(setupMs / Math.max(1, target - setupFrom)).toFixed(0)} ms each, offer to answer applied)`,
-    );
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const cpuBefore = cpuMillisecondsOf(media.pid);
-    const wallBefore = performance.now();
-    const measured = await request(child, { type: 'measure', windowMs }, 'measured');
-    const cores = (cpuMillisecondsOf(media.pid) - cpuBefore) / (performance.now() - wallBefore);
-    const expected = measured.sent * target;
-    const received = measured.received.reduce((sum, count) => sum + count, 0);
-    const loss = expected === 0 ? 1 : Math.max(0, 1 - received / expected);
-    const row = {
-      subscribers: target,
-      sfuCores: cores,
-      clientCores: measured.clientCores,
-      loss,
-      p50: measured.p50,
-      p99: measured.p99,
-      perCore: target / cores,
-    };
-    rows.push(row);
-    console.log(
-      `${String(target).padStart(4)} subscribers: media node CPU ${(cores * 100).toFixed(1)}% of a core ` +
-        `(client process ${(row.clientCores * 100).toFixed(0)}%), loss ${(loss * 100).toFixed(2)}%, ` +
-        `latency p50 ${row.p50.toFixed(2)} ms p99 ${row.p99.toFixed(2)} ms, ${row.perCore.toFixed(0)} streams per core`,
-    );
-    if (loss >= 0.01 || cores > 0.9) break;
-  }
-  child.send({ type: 'exit' });
-  await media.stop();
-  const good = rows.filter((row) => row.loss < 0.01);
-  const best = good.at(-1);
-  return { direct, rows, best };
-}
-
-function audioBench(participants, speakers, seconds) {
-  const codec = sfuPackage.opusCodec;
-  const ticks = (seconds * 1_000) / sfuPackage.frameMs;
-  const packets = [];
-  for (let speaker = 0; speaker < speakers; speaker += 1) {
-    const encoder = codec.createEncoder({ sampleRate: 48_000, bitrate: 32_000 });
-    packets.push(
-      Array.from({ length: ticks }, (_, tick) =>
-        encoder.encode(testing.sine(960, 300 + 200 * speaker, 48_000, 6_000, tick * 960)),
-      ),
-    );
-  }
-  const mixer = new sfuPackage.AudioMixer(
-    {
-      codec,
-      sampleRate: 16_000,
-      bitrate: 32_000,
-      jitterFrames: 5,
-      talking: { startDbov: -50, stopDbov: -58, windowMs: 200, holdMs: 600 },
-    },
-    () => {},
-  );
-  let bytes = 0;
-  for (let index = 0; index < participants; index += 1) {
-    mixer.add(`p${index}`, (payload) => {
-      bytes += payload.length;
-    });
-    mixer.setMuted(`p${index}`, index >= speakers);
-  }
-  const before = process.cpuUsage();
-  for (let tick = 0; tick < ticks; tick += 1) {
-    for (let speaker = 0; speaker < speakers; speaker += 1)
-      mixer.push(`p${speaker}`, tick + 1, packets[speaker][tick]);
-    mixer.tick();
-  }
-  const cpu = process.cpuUsage(before);
-  const cpuMs = (cpu.user + cpu.system) / 1_000;
+/** Janus with one VideoRoom room and one AudioBridge room (16 kHz), over one HTTP session. */
+async function startReference() {
+  const janus = await startJanus();
+  const session = await openJanusSession(janus.url);
+  const admin = await session.attach('janus.plugin.videoroom');
+  await admin.message({ request: 'create', room: 1, publishers: 1, videocodec: 'vp8', bitrate: 0 });
+  const bridge = await session.attach('janus.plugin.audiobridge');
+  await bridge.message({ request: 'create', room: 2, sampling_rate: 16_000 });
+  let feed;
   return {
-    participants,
-    speakers,
-    share: cpuMs / (seconds * 1_000) / participants,
-    encoded: mixer.stats.framesEncoded / ticks,
-    kbps: (bytes * 8) / seconds / participants / 1_000,
+    name: 'janus',
+    pid: janus.pid,
+    address: janus.address,
+    async publish(offer) {
+      const handle = await session.attach('janus.plugin.videoroom');
+      const joined = await handle.message(
+        {
+          request: 'joinandconfigure',
+          room: 1,
+          ptype: 'publisher',
+          display: 'publisher',
+          audio: false,
+          video: true,
+        },
+        { type: 'offer', sdp: offer },
+      );
+      feed = joined.data.id;
+      await handle.endOfCandidates();
+      return joined.jsep.sdp;
+    },
+    async subscribe() {
+      const handle = await session.attach('janus.plugin.videoroom');
+      const joined = await handle.message({ request: 'join', room: 1, ptype: 'subscriber', feed });
+      return {
+        offer: joined.jsep.sdp,
+        accept: async (answer) => {
+          await handle.message({ request: 'start', room: 1 }, { type: 'answer', sdp: answer });
+          await handle.endOfCandidates();
+        },
+      };
+    },
+    async joinAudio(id, offer, speaking) {
+      const handle = await session.attach('janus.plugin.audiobridge');
+      const joined = await handle.message(
+        { request: 'join', room: 2, display: `audio-${id}`, muted: !speaking },
+        { type: 'offer', sdp: offer },
+      );
+      await handle.endOfCandidates();
+      return joined.jsep.sdp;
+    },
+    async stop() {
+      await session.close();
+      await janus.stop();
+    },
   };
 }
 
-function opusReference() {
-  const encoder = sfuPackage.opusCodec.createEncoder({ sampleRate: 16_000, bitrate: 32_000 });
-  const decoder = sfuPackage.opusCodec.createDecoder({ sampleRate: 16_000 });
-  const frame = testing.sine(320, 440, 16_000, 6_000);
-  const before = process.cpuUsage();
-  for (let index = 0; index < 500; index += 1) decoder.decode(encoder.encode(frame));
-  const cpu = process.cpuUsage(before);
-  return (cpu.user + cpu.system) / 1_000 / 500;
+// ---------------------------------------------------------------- benchmark process
+async function startClients(server) {
+  const child = fork(fileURLToPath(import.meta.url), ['--clients'], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_SFU_ALSO_ADDRESS: server.address ?? '' },
+  });
+  child.setMaxListeners(0);
+  await new Promise((resolve) => child.once('message', resolve));
+  const connected = new Set();
+  child.on('message', (message) => {
+    if (message.type === 'connected') connected.add(message.id);
+  });
+  return {
+    child,
+    connected,
+    request(message, replyType) {
+      return new Promise((resolve) => {
+        const listener = (reply) => {
+          if (reply.type === replyType && (message.id === undefined || reply.id === message.id)) {
+            child.off('message', listener);
+            resolve(reply);
+          }
+        };
+        child.on('message', listener);
+        child.send(message);
+      });
+    },
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await exited;
+    },
+  };
 }
+
+async function waitUntil(predicate, deadlineMs) {
+  const deadline = performance.now() + deadlineMs;
+  while (!predicate() && performance.now() < deadline) await sleep(10);
+}
+
+async function videoRun(start, subscriberCount) {
+  const server = await start(subscriberCount + 1);
+  const clients = await startClients(server);
+  try {
+    const { sdp: publishOffer } = await clients.request({ type: 'publish' }, 'offer');
+    const published = await clients.request(
+      { type: 'answer', sdp: await server.publish(publishOffer) },
+      'publishing',
+    );
+    if (published.failed !== undefined) {
+      console.log(
+        `  ${server.name}: the publisher did not connect within 60 s (${published.failed}); run skipped`,
+      );
+      return {
+        server: server.name,
+        subscribers: subscriberCount,
+        connected: 0,
+        setupMs: Number.NaN,
+        cores: Number.NaN,
+        loss: 1,
+        p50: Number.NaN,
+        p99: Number.NaN,
+      };
+    }
+    await sleep(500);
+    // All N at once, as many participants opening a meeting page together.
+    const setupStarted = performance.now();
+    const failures = [];
+    await Promise.all(
+      Array.from({ length: subscriberCount }, async (_, id) => {
+        try {
+          const { offer, accept } = await server.subscribe(id);
+          const reply = await clients.request({ type: 'subscribe', id, sdp: offer }, 'subscribed');
+          await accept(reply.sdp);
+        } catch (error) {
+          failures.push(error);
+        }
+      }),
+    );
+    await waitUntil(() => clients.connected.size >= subscriberCount, connectDeadlineMs);
+    const setupMs = performance.now() - setupStarted;
+    if (failures.length > 0)
+      console.log(`  ${server.name}: ${failures.length} setups failed: ${failures[0].message}`);
+    if (clients.connected.size < subscriberCount) {
+      const { states } = await clients.request({ type: 'states' }, 'states');
+      console.log(
+        `  ${server.name}: connection states (subscribers ICE-and-DTLS/ICE) ${JSON.stringify(states)}`,
+      );
+    }
+    await sleep(1_500);
+    const cpuBefore = cpuMillisecondsOf(server.pid);
+    const wallBefore = performance.now();
+    const measured = await clients.request({ type: 'measure', windowMs }, 'measured');
+    const cores = (cpuMillisecondsOf(server.pid) - cpuBefore) / (performance.now() - wallBefore);
+    const expected = measured.sent * subscriberCount;
+    const received = measured.received.reduce((sum, count) => sum + count, 0);
+    return {
+      server: server.name,
+      subscribers: subscriberCount,
+      connected: clients.connected.size,
+      setupMs,
+      cores,
+      loss: expected === 0 ? 1 : Math.max(0, 1 - received / expected),
+      p50: measured.p50,
+      p99: measured.p99,
+    };
+  } finally {
+    await clients.stop();
+    await server.stop();
+  }
+}
+
+async function audioRun(start, participants, speakers) {
+  const server = await start(participants + 1);
+  const clients = await startClients(server);
+  try {
+    await Promise.all(
+      Array.from({ length: participants }, async (_, id) => {
+        const speaking = id < speakers;
+        const { sdp } = await clients.request({ type: 'audio-offer', id, speaking }, 'audio-offered');
+        const answer = await server.joinAudio(id, sdp, speaking);
+        await clients.request({ type: 'audio-answer', id, sdp: answer }, 'audio-answered');
+      }),
+    );
+    await waitUntil(() => clients.connected.size >= participants, connectDeadlineMs);
+    await clients.request({ type: 'speak' }, 'speaking');
+    await sleep(2_000);
+    const before = (await clients.request({ type: 'audio-count' }, 'audio-counted')).received;
+    const cpuBefore = cpuMillisecondsOf(server.pid);
+    const wallBefore = performance.now();
+    await sleep(audioWindowMs);
+    const after = (await clients.request({ type: 'audio-count' }, 'audio-counted')).received;
+    const elapsedMs = performance.now() - wallBefore;
+    const cores = (cpuMillisecondsOf(server.pid) - cpuBefore) / elapsedMs;
+    const rates = after.map((count, index) => ((count - before[index]) * 1_000) / elapsedMs);
+    return {
+      server: server.name,
+      participants,
+      speakers,
+      connected: clients.connected.size,
+      share: cores / participants,
+      packetsPerSecond: rates.reduce((sum, rate) => sum + rate, 0) / rates.length,
+      slowest: Math.min(...rates),
+    };
+  } finally {
+    await clients.stop();
+    await server.stop();
+  }
+}
+
+function formatVideo(row) {
+  return (
+    `${row.server.padEnd(5)} N=${String(row.subscribers).padStart(3)}: connected ${row.connected}/${row.subscribers}, ` +
+    `setup ${(row.setupMs / 1000).toFixed(2)} s, CPU ${(row.cores * 100).toFixed(1)}% of a core ` +
+    `(${(row.subscribers / row.cores).toFixed(0)} streams per core), loss ${(row.loss * 100).toFixed(2)}%, ` +
+    `latency p50 ${row.p50?.toFixed(1)} ms p99 ${row.p99?.toFixed(1)} ms`
+  );
+}
+
+function perAddedStream(rows) {
+  const sorted = [...rows].sort((a, b) => a.subscribers - b.subscribers);
+  const first = sorted[0];
+  const last = sorted.at(-1);
+  if (first === last || last.cores <= first.cores) return Number.NaN;
+  return (last.subscribers - first.subscribers) / (last.cores - first.cores);
+}
+
+const ratio = (ours, reference) =>
+  Number.isFinite(ours / reference) ? (ours / reference).toFixed(2) : 'n/a';
 
 if (process.argv.includes('--clients')) {
   await clientProcess();
 } else {
-  const maxSubscribers = Number(process.argv[2] ?? 100);
-  console.log(
-    `# SFU benchmark (werift ${process.versions.node ? `on Node ${process.versions.node}` : ''}), ${windowMs / 1000} s windows`,
+  const mode = process.argv[2] === 'full' ? 'full' : 'quick';
+  const rounds = Number(process.argv.find((arg) => arg.startsWith('--rounds='))?.split('=')[1] ?? 2);
+  const profileDir = process.argv.find((arg) => arg.startsWith('--profile='))?.split('=')[1];
+  const counts = process.env.BENCH_SFU_COUNTS
+    ? process.env.BENCH_SFU_COUNTS.split(',').map(Number)
+    : mode === 'full'
+      ? [50, 100, 200]
+      : [50, 200];
+  const only = process.env.BENCH_SFU_PART; // 'video' or 'audio' to run one part
+  const servers = [(participants) => startOurs(participants, profileDir), () => startReference()].filter(
+    (_, index) =>
+      process.env.BENCH_SFU_SERVER === undefined || process.env.BENCH_SFU_SERVER === ['ours', 'janus'][index],
   );
-  const video = await videoBench(maxSubscribers);
-  if (video.best !== undefined) {
-    const calm = video.rows[0];
-    console.log(
-      `=> forwarded video streams per core at < 1% loss: ${video.best.perCore.toFixed(0)} (at ${video.best.subscribers} subscribers, ` +
-        `${(video.best.sfuCores * 100).toFixed(0)}% of a core, extrapolated linearly to one core)`,
-    );
-    console.log(
-      `=> added forwarding latency p99 ≈ ${(calm.p99 - video.direct.p99).toFixed(2)} ms at ${calm.subscribers} subscribers ` +
-        `(${calm.p99.toFixed(2)} via SFU vs ${video.direct.p99.toFixed(2)} direct); larger steps add the client process's own queueing`,
-    );
-  } else {
-    console.log('=> loss was >= 1% already at the first step');
+  console.log(
+    `# SFU benchmark (${mode}): ours (media node, Node ${process.versions.node}) against Janus (event_loops = 2), ` +
+      `${rounds} alternating rounds, ${windowMs / 1000} s windows`,
+  );
+  const video = [];
+  if (only !== 'audio') {
+    for (let round = 1; round <= rounds; round += 1) {
+      for (const subscriberCount of counts) {
+        // Alternate which side goes first from round to round.
+        const order = round % 2 === 1 ? servers : [...servers].reverse();
+        for (const start of order) {
+          const row = { ...(await videoRun(start, subscriberCount)), round };
+          video.push(row);
+          console.log(`round ${round} ${formatVideo(row)}`);
+        }
+      }
+    }
+    console.log('## video summary');
+    for (let round = 1; round <= rounds; round += 1) {
+      const ours = perAddedStream(video.filter((row) => row.round === round && row.server === 'ours'));
+      const janus = perAddedStream(video.filter((row) => row.round === round && row.server === 'janus'));
+      console.log(
+        `round ${round}: streams per core per added stream (N ${counts[0]} -> ${counts.at(-1)}): ours ${ours.toFixed(0)}, ` +
+          `Janus ${janus.toFixed(0)}, ratio ${ratio(ours, janus)} (target >= 1)`,
+      );
+    }
+    for (const subscriberCount of counts) {
+      const of = (server) =>
+        video.filter((row) => row.subscribers === subscriberCount && row.server === server);
+      const median = (rows, key) =>
+        percentile(
+          rows.map((row) => row[key]),
+          0.5,
+        );
+      const [ours, janus] = [of('ours'), of('janus')];
+      console.log(
+        `N=${subscriberCount}: setup ours ${median(ours, 'setupMs').toFixed(0)} ms / Janus ${median(janus, 'setupMs').toFixed(0)} ms ` +
+          `(ratio ${ratio(median(ours, 'setupMs'), median(janus, 'setupMs'))}, target <= 1); connected ours ` +
+          `${ours.map((row) => row.connected).join(',')} / Janus ${janus.map((row) => row.connected).join(',')} of ${subscriberCount}; ` +
+          `CPU ours/Janus ${ratio(median(ours, 'cores'), median(janus, 'cores'))}; p50 ${median(ours, 'p50').toFixed(1)}/${median(janus, 'p50').toFixed(1)} ms, ` +
+          `p99 ${median(ours, 'p99').toFixed(1)}/${median(janus, 'p99').toFixed(1)} ms`,
+      );
+    }
   }
-  const reference = opusReference();
-  console.log(`Opus 16 kHz encode+decode of one 20 ms frame: ${reference.toFixed(3)} ms CPU (reference)`);
-  for (const [participants, speakers] of [
-    [10, 2],
-    [50, 2],
-    [50, 10],
-  ]) {
-    const result = audioBench(participants, speakers, 5);
-    console.log(
-      `audio mix, ${participants} participants, ${speakers} speaking: ${(result.share * 100).toFixed(3)}% of a core per participant ` +
-        `(${result.encoded.toFixed(1)} encodes per frame, ${result.kbps.toFixed(0)} kbit/s of Opus out per participant; ${(result.share / (reference / 20)).toFixed(2)}× one participant's encode+decode)`,
-    );
+  if (only !== 'video') {
+    console.log('## audio mix: % of a core per participant, packets a second received per participant');
+    for (const [participants, speakers] of [
+      [10, 10],
+      [10, 2],
+      [30, 30],
+      [30, 2],
+    ]) {
+      const results = [];
+      for (const start of servers) results.push(await audioRun(start, participants, speakers));
+      const [ours, janus] = results;
+      const line = (result) =>
+        `${(result.share * 100).toFixed(2)}% (${result.packetsPerSecond.toFixed(1)} pkt/s, slowest ${result.slowest.toFixed(1)}, connected ${result.connected})`;
+      console.log(
+        `${participants} participants, ${speakers === participants ? 'all' : speakers} speaking: ours ${line(ours)}, ` +
+          `AudioBridge ${line(janus)}; CPU ratio ${ratio(ours.share, janus.share)} (target <= 1)`,
+      );
+    }
   }
   process.exit(0);
 }

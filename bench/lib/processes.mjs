@@ -45,7 +45,7 @@ export function cpuMillisecondsOf(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-async function freePort() {
+export async function freePort() {
   const probe = createServer();
   await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address();
@@ -63,12 +63,13 @@ export const unlimitedChatEnv = {
  * Starts the reference server (packages/server/dist/main.js; run `pnpm build` first) on a free
  * loopback port with a fresh DATA_DIR, API docs off and no LibreOffice pool (an idle pool would
  * take cores and memory from the work measured), then `env` on top; resolves once `/health/live/`
- * answers, whatever LOG_LEVEL says. `stop()` ends it and removes its DATA_DIR.
+ * answers, whatever LOG_LEVEL says; `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
+ * `stop()` ends it and removes its DATA_DIR.
  */
-export async function startReferenceServer(env = {}) {
+export async function startReferenceServer(env = {}, nodeArgs = []) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-server-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [serverMain], {
+  const child = spawn(process.execPath, [...nodeArgs, serverMain], {
     env: {
       ...process.env,
       PORT: String(port),

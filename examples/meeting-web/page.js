@@ -17,6 +17,8 @@ const state = {
   participants: new Map(),
   /** Who talks now; kept apart from the participant list, which can arrive after the first talking event. */
   talking: new Set(),
+  /** The dominant speaker (MEETING_DOMINANT_SPEAKER), highlighted until someone else takes over. */
+  dominantSpeaker: undefined,
 };
 let maxRemoteAudioLevel = 0;
 /** The toggle buttons by id. */
@@ -137,12 +139,14 @@ function renderParticipants() {
       item.textContent = short(participant.userId);
       item.dataset.user = participant.userId;
       item.classList.toggle('talking', state.talking.has(participant.userId));
+      item.classList.toggle('speaker', state.dominantSpeaker === participant.userId);
       item.classList.toggle('muted', !participant.audioStreamEnabled);
       return item;
     }),
   );
   for (const figure of document.querySelectorAll('.tile[data-user]')) {
     figure.classList.toggle('talking', state.talking.has(figure.dataset.user));
+    figure.classList.toggle('speaker', state.dominantSpeaker === figure.dataset.user);
   }
 }
 
@@ -151,6 +155,11 @@ function onEvent(event) {
   if (event.type === 'MEETING_PARTICIPANT_TALKING') {
     if (event.isTalking) state.talking.add(event.userId);
     else state.talking.delete(event.userId);
+    renderParticipants();
+    return;
+  }
+  if (event.type === 'MEETING_DOMINANT_SPEAKER') {
+    state.dominantSpeaker = event.userId;
     renderParticipants();
     return;
   }
@@ -309,6 +318,7 @@ async function leave(notify = true, { keepEvents = false } = {}) {
   state.meetingId = undefined;
   state.meetingName = undefined;
   state.talking.clear();
+  state.dominantSpeaker = undefined;
   await meeting?.close(notify);
   if (!keepEvents) {
     state.events?.close();
@@ -383,6 +393,7 @@ window.meetingPage = {
   stats: () => state.meeting?.stats() ?? Promise.resolve({ framesDecoded: 0, remoteAudioLevel: 0 }),
   talking: () => [...state.talking],
   rejoins: () => rejoins,
+  dominantSpeaker: () => state.dominantSpeaker,
 };
 
 if (hash.get('token')) {

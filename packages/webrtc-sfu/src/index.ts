@@ -6,6 +6,11 @@ export {
   type MixOutput,
 } from './audio/audio-mixer.js';
 export {
+  DominantSpeakerDetector,
+  type DominantSpeakerOptions,
+  type SpeakerLevel,
+} from './audio/dominant-speaker.js';
+export {
   type AudioCodec,
   type AudioDecoder,
   type AudioEncoder,
@@ -40,7 +45,7 @@ export {
   type StreamQuality,
 } from './producer.js';
 export { ProducerLayer } from './producer-layer.js';
-export { Router, type RouterEvents, type TalkingChange } from './router.js';
+export { type DominantSpeakerChange, Router, type RouterEvents, type TalkingChange } from './router.js';
 export { announceAddresses } from './sdp/announce-addresses.js';
 export {
   parseSdp,

@@ -84,6 +84,15 @@ const talkingSchema = z
   .prefault({})
   .refine((talking) => talking.stopDbov <= talking.startDbov, 'stopDbov must not be above startDbov');
 
+const dominantSpeakerSchema = z
+  .object({
+    /** How long a talking participant must stay the loudest before becoming the dominant speaker. */
+    holdMs: z.number().int().min(20).default(1_000),
+    /** How much louder than a dominant speaker who still talks the challenger must be, in dB. */
+    marginDb: z.number().min(0).max(60).default(6),
+  })
+  .prefault({});
+
 const audioSchema = z
   .object({
     /** Mixing rate in Hz. 16 kHz wideband speech like the original's audio bridge, a third of 48 kHz's work. */
@@ -93,6 +102,7 @@ const audioSchema = z
     /** Decoded frames queued per speaker; beyond it the oldest are dropped so delay stays under 100 ms. */
     jitterFrames: z.number().int().min(1).max(50).default(5),
     talking: talkingSchema,
+    dominantSpeaker: dominantSpeakerSchema,
   })
   .prefault({});
 

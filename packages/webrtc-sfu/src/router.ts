@@ -17,10 +17,20 @@ export interface TalkingChange {
   talking: boolean;
 }
 
+/** A new dominant speaker of a router's meeting. */
+export interface DominantSpeakerChange {
+  participantId: string;
+}
+
 /** Events of a {@link Router}. */
 export interface RouterEvents extends Record<string, unknown[]> {
   /** A participant started or stopped talking (audio level with hysteresis). */
   talking: [TalkingChange];
+  /**
+   * Another participant became the dominant speaker: the loudest talking participant for
+   * `audio.dominantSpeaker.holdMs` in a row, by `marginDb` over a dominant speaker still talking.
+   */
+  dominantspeaker: [DominantSpeakerChange];
   /** A participant published a new video or screen stream. */
   producer: [Producer];
   /** A participant's session closed. */
@@ -57,8 +67,10 @@ export class Router extends TypedEmitter<RouterEvents> {
     this.#options = options;
     this.#totals = totals;
     this.#onClose = onClose;
-    this.#mixer = new AudioMixer({ codec: audioCodec, ...options.audio }, (participantId, talking) =>
-      this.emit('talking', { participantId, talking }),
+    this.#mixer = new AudioMixer(
+      { codec: audioCodec, ...options.audio },
+      (participantId, talking) => this.emit('talking', { participantId, talking }),
+      (participantId) => this.emit('dominantspeaker', { participantId }),
     );
     this.#clock = new MixerClock(() => this.#mixer.tick(), frameMs);
     this.#internals = this.#createInternals();
@@ -72,6 +84,11 @@ export class Router extends TypedEmitter<RouterEvents> {
   /** The sessions by participant id. */
   get sessions(): ReadonlyMap<string, Session> {
     return this.#sessions;
+  }
+
+  /** The dominant speaker now, if anyone talked long enough. */
+  get dominantSpeaker(): string | undefined {
+    return this.#mixer.dominantSpeaker;
   }
 
   /** Published video and screen streams now. */

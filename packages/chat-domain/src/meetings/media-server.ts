@@ -20,6 +20,8 @@ export interface MediaSubscriptionOffer {
 /** Something the media server noticed on its own. */
 export type MediaServerEvent =
   | { type: 'talking'; meetingId: string; userId: string; talking: boolean }
+  /** Another participant became the meeting's dominant speaker (the audio bridge's hysteresis). */
+  | { type: 'dominant-speaker'; meetingId: string; userId: string }
   /**
    * The media of these meetings is gone (the process or node holding it stopped): the meetings
    * must be stopped, and their participants told why.
@@ -81,6 +83,8 @@ export interface MediaServer {
   acceptSubscriptionAnswer(meetingId: string, userId: string, answer: string): Promise<void>;
   /** Participants talking now, so that someone joining learns it before the next change. */
   talkingParticipants(meetingId: string): string[];
+  /** The meeting's dominant speaker now, if anyone talked long enough, for someone joining. */
+  dominantSpeaker(meetingId: string): string | undefined;
   /** Listens to {@link MediaServerEvent}s; returns a function that stops listening. */
   onEvent(listener: (event: MediaServerEvent) => void): () => void;
   /** Closes every meeting. Idempotent. */

@@ -45,6 +45,7 @@ export type MeetingEventPayload =
     }
   | { type: 'MEETING_SDP_OFFERED'; meetingId: string; userId: string; mediaType: EventMediaType; sdp: string }
   | { type: 'MEETING_PARTICIPANT_TALKING'; meetingId: string; userId: string; isTalking: boolean }
+  | { type: 'MEETING_DOMINANT_SPEAKER'; meetingId: string; userId: string }
   | {
       type: 'MEETING_PARTICIPANT_SUBSCRIBED';
       meetingId: string;

@@ -101,6 +101,14 @@ export function createMeetingParticipation(context: MeetingContext, lifecycle: L
           isTalking: true,
         });
       }
+      const dominantSpeaker = media.dominantSpeaker(meeting.id);
+      if (dominantSpeaker !== undefined) {
+        await context.notify([{ userId: actor.userId, queueId }], {
+          type: 'MEETING_DOMINANT_SPEAKER',
+          meetingId: meeting.id,
+          userId: dominantSpeaker,
+        });
+      }
       return { status: 'ACCEPTED', iceServers: media.iceServers() };
     });
   }

@@ -99,6 +99,16 @@ export function createMeetingService(options: MeetingServiceOptions): MeetingSer
       );
       return;
     }
+    if (event.type === 'dominant-speaker') {
+      void context.background(`announcing the dominant speaker of meeting ${event.meetingId}`, async () => {
+        await context.notify(await context.participants(event.meetingId), {
+          type: 'MEETING_DOMINANT_SPEAKER',
+          meetingId: event.meetingId,
+          userId: event.userId,
+        });
+      });
+      return;
+    }
     void context.background(`announcing talking in meeting ${event.meetingId}`, async () => {
       await context.notify(await context.participants(event.meetingId), {
         type: 'MEETING_PARTICIPANT_TALKING',

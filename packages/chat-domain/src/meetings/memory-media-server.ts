@@ -18,6 +18,8 @@ export interface MemoryMediaServer extends MediaServer {
   readonly meetings: ReadonlyMap<string, ReadonlyMap<string, MemoryMediaParticipant>>;
   /** Emits a talking change as an SFU would. */
   emitTalking(meetingId: string, userId: string, talking: boolean): void;
+  /** Emits a new dominant speaker as an SFU would. */
+  emitDominantSpeaker(meetingId: string, userId: string): void;
   /** Drops the media of these meetings and says so, as a media host that stopped would. */
   emitMediaLost(meetingIds: string[]): void;
 }
@@ -46,6 +48,7 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
   const meetings = new Map<string, Map<string, MemoryMediaParticipant>>();
   const listeners = new Set<(event: MediaServerEvent) => void>();
   const talking = new Map<string, Set<string>>();
+  const dominant = new Map<string, string>();
 
   const participant = (meetingId: string, userId: string): MemoryMediaParticipant => {
     const found = meetings.get(meetingId)?.get(userId);
@@ -152,6 +155,11 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
       return () => listeners.delete(listener);
     },
     talkingParticipants: (meetingId) => [...(talking.get(meetingId) ?? [])],
+    dominantSpeaker: (meetingId) => dominant.get(meetingId),
+    emitDominantSpeaker(meetingId, userId) {
+      dominant.set(meetingId, userId);
+      for (const listener of listeners) listener({ type: 'dominant-speaker', meetingId, userId });
+    },
     emitTalking(meetingId, userId, isTalking) {
       const set = talking.get(meetingId) ?? new Set<string>();
       if (isTalking) set.add(userId);
@@ -163,6 +171,7 @@ export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}):
       for (const meetingId of meetingIds) {
         meetings.delete(meetingId);
         talking.delete(meetingId);
+        dominant.delete(meetingId);
       }
       for (const listener of listeners) {
         listener({ type: 'media-lost', meetingIds, reason: 'media_server_failed' });

@@ -165,6 +165,28 @@ describe('meeting media', () => {
     expect(randomUUID()).not.toBe(meeting.id);
   });
 
+  it('announces the dominant speaker to the participants, and to someone joining later', async () => {
+    const { meeting, alice, bob, carol, media, sent, queueOf, join } = await twoInMeeting();
+    media.emitDominantSpeaker(meeting.id, alice.userId);
+    await vi.waitFor(() => expect(sent('MEETING_DOMINANT_SPEAKER')).toHaveLength(2));
+    expect(
+      sent('MEETING_DOMINANT_SPEAKER')
+        .map((delivery) => delivery.userId)
+        .sort(),
+    ).toEqual([alice.userId, bob.userId].sort());
+    expect(sent('MEETING_DOMINANT_SPEAKER')[0]?.event).toMatchObject({
+      meetingId: meeting.id,
+      userId: alice.userId,
+    });
+    await join(carol, meeting.id);
+    expect(sent('MEETING_DOMINANT_SPEAKER').filter((delivery) => delivery.userId === carol.userId)).toEqual([
+      expect.objectContaining({
+        queueId: queueOf(carol),
+        event: expect.objectContaining({ userId: alice.userId }),
+      }),
+    ]);
+  });
+
   it('stops the meetings whose media was lost and tells their rooms why, touching no other meeting', async () => {
     const { meetings, meeting, alice, bob, carol, chat, media, sent } = await twoInMeeting();
     const otherRoom = await chat.createRoom(alice, {

@@ -247,6 +247,14 @@ const meetingEvents = {
     recipients: participants,
     fields: { meetingId, userId: uuid, isTalking: flag },
   },
+  MEETING_DOMINANT_SPEAKER: {
+    summary:
+      'Another participant became the dominant speaker: the loudest of those talking for 1 s in a row, ' +
+      'and 6 dB louder than the previous dominant speaker if that one still talks. Also sent on join when ' +
+      'there is one. The dominant speaker stays through silence until someone else takes over.',
+    recipients: participants,
+    fields: { meetingId, userId: uuid },
+  },
   MEETING_PARTICIPANT_SUBSCRIBED: {
     summary: "Which mid of the user's subscription connection carries whose stream.",
     recipients: oneUser,

@@ -55,6 +55,10 @@ export function createSfuMediaServer(sfu: Sfu): MediaServer {
         listener({ type: 'talking', meetingId, userId: participantId, talking: isTalking });
       }
     });
+    router.on('dominantspeaker', ({ participantId }) => {
+      for (const listener of listeners)
+        listener({ type: 'dominant-speaker', meetingId, userId: participantId });
+    });
     router.on('sessionclose', (closed) => talkingNow.delete(closed.participantId));
     router.on('close', () => talking.delete(meetingId));
     return router;
@@ -122,6 +126,7 @@ export function createSfuMediaServer(sfu: Sfu): MediaServer {
     acceptSubscriptionAnswer: (meetingId, userId, answer) =>
       translated(() => session(meetingId, userId).acceptSubscriptionAnswer(answer)),
     talkingParticipants: (meetingId) => [...(talking.get(meetingId) ?? [])],
+    dominantSpeaker: (meetingId) => sfu.getRouter(meetingId)?.dominantSpeaker,
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -207,6 +207,10 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
     ).toMatchObject({
       isTalking: true,
     });
+    // The dominant speaker travels the same way, media node to API nodes.
+    expect(await bob.next('MEETING_DOMINANT_SPEAKER', (event) => event.userId === ids.alice)).toMatchObject({
+      meetingId,
+    });
 
     // Someone joining through either API node learns at once that Alice is talking: every API node
     // knows, whichever one told the participants.
@@ -220,6 +224,12 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
           (event) => event.userId === ids.alice && event.meetingId === meetingId,
         ),
       ).toMatchObject({ isTalking: true });
+      expect(
+        await carol.next(
+          'MEETING_DOMINANT_SPEAKER',
+          (event) => event.userId === ids.alice && event.meetingId === meetingId,
+        ),
+      ).toBeDefined();
       expect((await carol.call('POST', `/meetings/${meetingId}/leave`)).status).toBe(204);
     }
 

@@ -65,6 +65,8 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
       userId: alice.userId,
       isTalking: true,
     });
+    // Alone talking for the hold (1 s), Alice becomes the dominant speaker.
+    expect(await bob.next('MEETING_DOMINANT_SPEAKER')).toMatchObject({ meetingId, userId: alice.userId });
 
     await audio(bob, meetingId, { enabled: true });
     bobAudio.startTone(1_000);
@@ -266,6 +268,7 @@ describe('meeting media through the HTTP API and /events, with werift clients', 
         'MEETING_SDP_OFFERED',
         'MEETING_PARTICIPANT_SUBSCRIBED',
         'MEETING_PARTICIPANT_TALKING',
+        'MEETING_DOMINANT_SPEAKER',
         'MEETING_PARTICIPANT_CLASHED',
       ]),
     );

@@ -1,4 +1,5 @@
 import { sequenceDistance } from '../rtp/sequence-rewriter.js';
+import { DominantSpeakerDetector, type SpeakerLevel } from './dominant-speaker.js';
 import type { AudioCodec, AudioDecoder, AudioEncoder } from './opus-codec.js';
 import { SampleQueue } from './sample-queue.js';
 import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
@@ -13,6 +14,8 @@ export interface AudioMixerOptions {
   bitrate: number;
   jitterFrames: number;
   talking: { startDbov: number; stopDbov: number; windowMs: number; holdMs: number };
+  /** Dominant speaker hysteresis; without it, no dominant speaker is computed. */
+  dominantSpeaker?: { holdMs: number; marginDb: number };
 }
 
 /** Counters of an {@link AudioMixer}, for tests and benchmarks. */
@@ -40,7 +43,9 @@ export const frameMs = 20;
  * The audio bridge of one router. It decodes the Opus packets of every unmuted participant, and
  * on each 20 ms tick gives every participant with an output the sum of everyone else's frame,
  * Opus-encoded. Listeners who contribute nothing in a tick all hear the same sum, encoded once;
- * nothing is sent when nobody speaks. Talking is detected on the decoded frames.
+ * nothing is sent when nobody speaks. Talking is detected on the decoded frames, and on each tick
+ * the dominant speaker is picked from the talking participants' levels (see
+ * {@link DominantSpeakerDetector}).
  */
 export class AudioMixer {
   readonly stats: AudioMixerStats = { ticks: 0, framesDecoded: 0, framesEncoded: 0, packetsDropped: 0 };
@@ -48,13 +53,33 @@ export class AudioMixer {
   readonly #onTalking: (participantId: string, talking: boolean) => void;
   readonly #participants = new Map<string, MixParticipant>();
   readonly #frameSize: number;
+  readonly #dominant: DominantSpeakerDetector | undefined;
+  readonly #onDominantSpeaker: ((participantId: string) => void) | undefined;
   #sharedEncoder: AudioEncoder | undefined;
   #frameIndex = 0;
 
-  constructor(options: AudioMixerOptions, onTalking: (participantId: string, talking: boolean) => void) {
+  constructor(
+    options: AudioMixerOptions,
+    onTalking: (participantId: string, talking: boolean) => void,
+    onDominantSpeaker?: (participantId: string) => void,
+  ) {
     this.#options = options;
     this.#onTalking = onTalking;
+    this.#onDominantSpeaker = onDominantSpeaker;
     this.#frameSize = (options.sampleRate * frameMs) / 1000;
+    const dominant = options.dominantSpeaker;
+    this.#dominant =
+      dominant === undefined || onDominantSpeaker === undefined
+        ? undefined
+        : new DominantSpeakerDetector({
+            holdFrames: Math.round(dominant.holdMs / frameMs),
+            marginDb: dominant.marginDb,
+          });
+  }
+
+  /** The dominant speaker now, if anyone talked long enough (see {@link DominantSpeakerDetector}). */
+  get dominantSpeaker(): string | undefined {
+    return this.#dominant?.current;
   }
 
   /** Participants known to the mixer. */
@@ -92,6 +117,7 @@ export class AudioMixer {
     if (participant === undefined) return;
     if (participant.detector.reset() === false) this.#onTalking(participantId, false);
     this.#participants.delete(participantId);
+    this.#dominant?.forget(participantId);
   }
 
   /** Mutes or unmutes; a muted participant is neither decoded nor heard. */
@@ -135,6 +161,7 @@ export class AudioMixer {
     const frameIndex = this.#frameIndex;
     this.#frameIndex += 1;
     this.stats.ticks += 1;
+    this.#pickDominantSpeaker();
     const frames = new Map<MixParticipant, Int16Array>();
     for (const participant of this.#participants.values()) {
       if (participant.muted) continue;
@@ -159,6 +186,17 @@ export class AudioMixer {
         participant.output(this.#encode(participant.encoder, total, own), frameIndex);
       }
     }
+  }
+
+  #pickDominantSpeaker(): void {
+    if (this.#dominant === undefined) return;
+    const levels: SpeakerLevel[] = [];
+    for (const [participantId, participant] of this.#participants) {
+      if (participant.muted || !participant.detector.talking) continue;
+      levels.push({ participantId, talking: true, levelDbov: participant.detector.averageDbov });
+    }
+    const changed = this.#dominant.push(levels);
+    if (changed !== undefined) this.#onDominantSpeaker?.(changed);
   }
 
   #encodeShared(total: Int32Array): Uint8Array {

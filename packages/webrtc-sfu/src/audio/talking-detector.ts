@@ -50,6 +50,11 @@ export class TalkingDetector {
     return this.#talking;
   }
 
+  /** The average level over the last window in dBov (the floor until a window is full). */
+  get averageDbov(): number {
+    return this.#count < this.#options.windowFrames ? silenceDbov : this.#sum / this.#options.windowFrames;
+  }
+
   /** Adds one frame's level; returns the new state when it changed, else `undefined`. */
   push(levelDbov: number): boolean | undefined {
     const { windowFrames, startDbov, stopDbov, holdFrames } = this.#options;

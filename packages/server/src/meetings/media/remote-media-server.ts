@@ -46,6 +46,7 @@ export function createRemoteMediaServer(options: {
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   const listeners = new Set<(event: MediaServerEvent) => void>();
   const talking = new Map<string, Set<string>>();
+  const dominant = new Map<string, string>();
   let nextId = 1;
   let closed = false;
 
@@ -59,7 +60,14 @@ export function createRemoteMediaServer(options: {
   };
   const noteTalking = (event: MediaServerEvent) => {
     if (event.type === 'media-lost') {
-      for (const meetingId of event.meetingIds) talking.delete(meetingId);
+      for (const meetingId of event.meetingIds) {
+        talking.delete(meetingId);
+        dominant.delete(meetingId);
+      }
+      return;
+    }
+    if (event.type === 'dominant-speaker') {
+      dominant.set(event.meetingId, event.userId);
       return;
     }
     let talkingNow = talking.get(event.meetingId);
@@ -78,6 +86,7 @@ export function createRemoteMediaServer(options: {
     },
     async closeMeeting(meetingId) {
       talking.delete(meetingId);
+      dominant.delete(meetingId);
       await call('closeMeeting', meetingId);
     },
     async addParticipant(meetingId, userId) {
@@ -85,6 +94,7 @@ export function createRemoteMediaServer(options: {
     },
     async removeParticipant(meetingId, userId) {
       talking.get(meetingId)?.delete(userId);
+      if (dominant.get(meetingId) === userId) dominant.delete(meetingId);
       await call('removeParticipant', meetingId, userId);
     },
     answerAudioOffer: (meetingId, userId, offer) =>
@@ -102,6 +112,7 @@ export function createRemoteMediaServer(options: {
       await call('acceptSubscriptionAnswer', meetingId, userId, answer);
     },
     talkingParticipants: (meetingId) => [...(talking.get(meetingId) ?? [])],
+    dominantSpeaker: (meetingId) => dominant.get(meetingId),
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -122,6 +133,7 @@ export function createRemoteMediaServer(options: {
     observe: (event) => noteTalking(event),
     hostLost(reason) {
       talking.clear();
+      dominant.clear();
       const waiting = [...pending.values()];
       pending.clear();
       for (const call of waiting) call.reject(new ChatError('media_failed', reason));
