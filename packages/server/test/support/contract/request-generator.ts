@@ -69,6 +69,12 @@ export function createRequestGenerator(options: {
   checker: SchemaChecker;
   seed: number;
   files: ExampleFiles;
+  /**
+   * Path values of things that exist (a room of the caller, its attachment...), by parameter name:
+   * examples use them, generated requests half of the time, so that operations answer more than
+   * 404. DELETE requests never use them, so that they stay.
+   */
+  existing?: Record<string, string>;
 }) {
   const { document, checker, files } = options;
   const random = seededRandom(options.seed);
@@ -102,8 +108,14 @@ export function createRequestGenerator(options: {
     return undefined;
   };
 
-  const parameterValue = (parameter: Parameter, example: boolean): string | string[] | undefined => {
+  const parameterValue = (
+    parameter: Parameter,
+    example: boolean,
+    method: string,
+  ): string | string[] | undefined => {
     const schema = schemaOf(parameter.schema);
+    const existing = parameter.in === 'path' ? options.existing?.[parameter.name] : undefined;
+    if (existing !== undefined && method !== 'delete' && (example || random.chance(0.5))) return existing;
     if (example) {
       const documented = (schema.examples as unknown[] | undefined)?.[0] ?? schema.default;
       if (documented !== undefined) return wireText(documented);
@@ -158,7 +170,7 @@ export function createRequestGenerator(options: {
     const headers: Record<string, string> = {};
     for (const parameter of operation.operation.parameters ?? []) {
       if (!parameter.required && !(example && parameter.in === 'path') && random.chance(0.5)) continue;
-      const value = parameterValue(parameter, example);
+      const value = parameterValue(parameter, example, operation.method);
       if (value === undefined) {
         if (parameter.required) return undefined;
         continue;
