@@ -8,6 +8,7 @@ import {
   storedAccessParameters,
   storedAccessResponses,
   storedHead,
+  uploadLimitResponses,
 } from './preview-openapi.js';
 
 const page = (name: 'first_page' | 'last_page') => ({
@@ -134,7 +135,7 @@ function operations(kind: 'pdf' | 'document', defaultLocale: string) {
         summary: `Selected pages of an uploaded ${what}`,
         parameters: [page('first_page'), page('last_page'), ...extra],
         requestBody: upload(`Body_post_preview_preview_${kind}__post`),
-        responses: { 200: pdfBody, ...errors },
+        responses: { 200: pdfBody, ...errors, ...uploadLimitResponses },
       },
     },
     [`/preview/${kind}/{area}/thumbnail/`]: {
@@ -143,7 +144,7 @@ function operations(kind: 'pdf' | 'document', defaultLocale: string) {
         summary: `Thumbnail of the first page of an uploaded ${what}`,
         parameters: [previewParameters.area, ...thumbnailOptions, ...extra],
         requestBody: upload(`Body_post_thumbnail_preview_${kind}__area__thumbnail__post`),
-        responses: { 200: imageBody, ...errors },
+        responses: { 200: imageBody, ...errors, ...uploadLimitResponses },
       },
     },
     [`/preview/${kind}/{id}/{version}/{area}/thumbnail/`]: withHead(
@@ -190,6 +191,7 @@ const convertPath = {
       responses: {
         200: { description: 'The whole document as PDF.', content: pdfBody.content },
         ...converterResponses,
+        ...uploadLimitResponses,
       },
     },
   },

@@ -102,6 +102,14 @@ export const previewErrorResponses = {
   },
 } as const;
 
+/** The refusal of an upload past PREVIEW_UPLOADS_PER_MINUTE (uploads only: reads are not counted). */
+export const uploadLimitResponses = {
+  429: {
+    ...detail('More than PREVIEW_UPLOADS_PER_MINUTE uploads from this client address in a minute.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+  },
+} as const;
+
 /** The refusals of stored-file reads under PREVIEW_STORED_AUTH=token (401) or signed (403). */
 export const storedAccessResponses = {
   401: detail(
@@ -210,7 +218,7 @@ const uploadPost = (summary: string, parameters: unknown[], bodySchema: string) 
     summary,
     parameters: [previewParameters.area, ...parameters],
     requestBody: uploadBody(bodySchema),
-    responses: { 200: imageResponse, ...previewErrorResponses },
+    responses: { 200: imageResponse, ...previewErrorResponses, ...uploadLimitResponses },
   },
 });
 

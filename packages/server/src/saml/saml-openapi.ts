@@ -177,23 +177,35 @@ const subjectText = (name: keyof typeof SUBJECT_FIELD_LENGTHS) => ({
   description: `1 to ${SUBJECT_FIELD_LENGTHS[name]} characters (surrounding white space is trimmed), no control characters.`,
 });
 
+/** A parameter whose empty value means its default. */
+const emptyIsDefault = <Parameter extends object>(parameter: Parameter) => ({
+  ...parameter,
+  allowEmptyValue: true,
+});
+
 const generateParameters = [
-  query('days', `Validity in days, 1 to ${MAX_CERTIFICATE_DAYS}.`, {
-    type: 'integer',
-    default: 365,
-    minimum: 1,
-    maximum: MAX_CERTIFICATE_DAYS,
-  }),
-  query('digest', 'Signature digest (SHA1 is deprecated and reported).', {
-    type: 'string',
-    enum: ['SHA1', 'SHA256', 'SHA384', 'SHA512'],
-    default: 'SHA256',
-  }),
-  query('encryption', 'Key algorithm and size.', {
-    type: 'string',
-    enum: ['RSA', 'RSA:2048', 'RSA:4096'],
-    default: 'RSA:2048',
-  }),
+  emptyIsDefault(
+    query('days', `Validity in days, 1 to ${MAX_CERTIFICATE_DAYS}; empty is the default.`, {
+      type: 'integer',
+      default: 365,
+      minimum: 1,
+      maximum: MAX_CERTIFICATE_DAYS,
+    }),
+  ),
+  emptyIsDefault(
+    query('digest', 'Signature digest (SHA1 is deprecated and reported); empty is the default.', {
+      type: 'string',
+      enum: ['SHA1', 'SHA256', 'SHA384', 'SHA512'],
+      default: 'SHA256',
+    }),
+  ),
+  emptyIsDefault(
+    query('encryption', 'Key algorithm and size; empty is the default.', {
+      type: 'string',
+      enum: ['RSA', 'RSA:2048', 'RSA:4096'],
+      default: 'RSA:2048',
+    }),
+  ),
   query('country', 'Two-letter country code (C).', { type: 'string', pattern: '^[A-Za-z]{2}$' }),
   query('state', 'State or province (ST).', subjectText('state')),
   query('location', 'City (L).', subjectText('location')),
