@@ -62,7 +62,7 @@ export {
   type LibreOfficeOptionsInput,
   libreOfficeOptionsSchema,
 } from './document/libreoffice/libreoffice-options.js';
-export { normaliseLocale } from './document/locale.js';
+export { LOCALE_PATTERN, normaliseLocale } from './document/locale.js';
 export {
   createRemoteConverter,
   type RemoteConverterOptions,

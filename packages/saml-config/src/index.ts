@@ -30,6 +30,8 @@ export {
   type GenerateParameters,
   MAX_CERTIFICATE_DAYS,
   parseGenerateParameters,
+  SUBJECT_FIELD_LENGTHS,
+  SUBJECT_TEXT_PATTERN,
 } from './generate/generate-parameters.js';
 export {
   type DocumentFormat,
@@ -46,7 +48,7 @@ export {
   defaultSpEntityIdTemplate,
   effectiveProperties,
 } from './model/defaults.js';
-export { normalizeDomain } from './model/domain.js';
+export { DOMAIN_PATTERN, MAX_DOMAIN_LENGTH, normalizeDomain } from './model/domain.js';
 export {
   type IdpAlternativeIndex,
   idpAlternativeIndexes,

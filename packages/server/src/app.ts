@@ -13,6 +13,7 @@ import { healthOpenApi } from './health/health-openapi.js';
 import { createHealthRouter } from './health/health-routes.js';
 import { createErrorHandler } from './http/error-handler.js';
 import { HttpError } from './http/http-error.js';
+import { methodNotAllowed } from './http/method-not-allowed.js';
 import { routerUnder } from './http/path-scope.js';
 import { answerPlainJson } from './http/plain-json.js';
 import { useRequestLogging } from './http/request-logging.js';
@@ -157,6 +158,7 @@ export async function createApp(options: CreateAppOptions): Promise<ServerApp> {
   for (const { basePath, paths, router } of features) {
     app.use(basePath, paths?.length ? routerUnder(paths, router) : router);
   }
+  if (servesApi) app.use(methodNotAllowed(document.paths));
   app.use((request, _response, next) => {
     next(new HttpError(404, `no route for ${request.method} ${request.path}`));
   });

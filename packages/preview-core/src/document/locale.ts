@@ -1,6 +1,7 @@
 import { PreviewError } from '../errors.js';
 
-const LOCALE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/;
+/** The locale tags {@link normaliseLocale} accepts (the OpenAPI document's pattern of `locale`). */
+export const LOCALE_PATTERN = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/;
 
 /**
  * Checks a BCP 47 locale tag (`de-DE`, `en`, `pt_BR`; an underscore becomes a hyphen) or falls back
@@ -9,7 +10,7 @@ const LOCALE = /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/;
  */
 export function normaliseLocale(locale: string | undefined, fallback: string): string {
   if (locale === undefined || locale === '') return fallback;
-  if (!LOCALE.test(locale)) {
+  if (!LOCALE_PATTERN.test(locale)) {
     throw new PreviewError(
       'INVALID_OPTION',
       `expected \`locale\` like en-US or de-DE but received ${JSON.stringify(locale.slice(0, 40))}`,

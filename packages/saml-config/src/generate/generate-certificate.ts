@@ -24,15 +24,35 @@ export interface GeneratedCertificate {
 const CLOCK_SKEW_MS = 5 * 60_000;
 const DAY_MS = 86_400_000;
 
-function subjectOf(commonName: string, parameters: GenerateParameters): Record<string, string[]>[] {
-  const name: Record<string, string[]>[] = [];
-  if (parameters.country !== undefined) name.push({ C: [parameters.country] });
-  if (parameters.state !== undefined) name.push({ ST: [parameters.state] });
-  if (parameters.location !== undefined) name.push({ L: [parameters.location] });
-  if (parameters.organization !== undefined) name.push({ O: [parameters.organization] });
-  if (parameters.organizationalUnit !== undefined) name.push({ OU: [parameters.organizationalUnit] });
-  name.push({ CN: [commonName] });
-  return name;
+type SubjectName = Parameters<typeof X509CertificateGenerator.createSelfSigned>[0]['name'];
+
+/** The characters of an ASN.1 PrintableString. */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+
+/**
+ * A subject value as it is, typed: given as text, the library would read `#...` as hex DER (and
+ * throw on anything else) and strip quotes and backslashes, so a value such as `#1 Street` or
+ * `"Acme"` would fail or change.
+ */
+function attributeValue(value: string): { printableString: string } | { utf8String: string } {
+  return PRINTABLE.test(value) ? { printableString: value } : { utf8String: value };
+}
+
+function subjectOf(
+  commonName: string,
+  parameters: GenerateParameters,
+): Record<string, ReturnType<typeof attributeValue>[]>[] {
+  const fields: [string, string | undefined][] = [
+    ['C', parameters.country],
+    ['ST', parameters.state],
+    ['L', parameters.location],
+    ['O', parameters.organization],
+    ['OU', parameters.organizationalUnit],
+    ['CN', commonName],
+  ];
+  return fields.flatMap(([type, value]) =>
+    value === undefined ? [] : [{ [type]: [attributeValue(value)] }],
+  );
 }
 
 /** A positive 128-bit serial number in hex (top bit cleared so DER keeps it positive). */
@@ -65,7 +85,8 @@ export async function generateCertificate(
   const notBefore = new Date(now.getTime() - CLOCK_SKEW_MS);
   const certificate = await X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
-    name: subjectOf(commonName, parameters),
+    // The library's types list text values only; its parser takes typed ones (as used here) too.
+    name: subjectOf(commonName, parameters) as unknown as SubjectName,
     notBefore,
     notAfter: new Date(now.getTime() + parameters.days * DAY_MS),
     keys,

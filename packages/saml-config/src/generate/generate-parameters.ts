@@ -27,12 +27,20 @@ export const MAX_CERTIFICATE_DAYS = 3650;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
-const SUBJECT_FIELDS = {
+/** Longest value of each subject field of a generated certificate, in characters (after trimming). */
+export const SUBJECT_FIELD_LENGTHS = {
   organization: 64,
   organizationalUnit: 64,
   state: 128,
   location: 128,
 } as const;
+const SUBJECT_FIELDS = SUBJECT_FIELD_LENGTHS;
+/**
+ * What a subject field's value must look like, as a pattern for API documents: no control character
+ * and at least one character that is not white space (values are trimmed, and empty is refused).
+ */
+export const SUBJECT_TEXT_PATTERN =
+  '^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f][^\\u0000-\\u001f\\u007f-\\u009f]*$';
 const DIGESTS: Record<string, CertificateDigest> = {
   SHA1: 'SHA-1',
   SHA256: 'SHA-256',

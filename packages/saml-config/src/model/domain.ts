@@ -4,7 +4,16 @@ import { quoteValue } from './issues.js';
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Longest domain name DNS allows in text form. */
-const MAX_DOMAIN_LENGTH = 253;
+export const MAX_DOMAIN_LENGTH = 253;
+
+const LABEL_TEXT = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+/**
+ * The ASCII domains {@link normalizeDomain} accepts, as a pattern for API documents (with a length
+ * of at most {@link MAX_DOMAIN_LENGTH}): labels of letters, digits and inner hyphens, the last one
+ * starting with a letter (it may not be numeric). Internationalised names are accepted too and stored
+ * in their `xn--` form; the pattern describes only the ASCII spelling.
+ */
+export const DOMAIN_PATTERN = `^(?:${LABEL_TEXT}\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$`;
 
 /**
  * Checks a domain name and returns it lower-cased (internationalised names in their `xn--` form).

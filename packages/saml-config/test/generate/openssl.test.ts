@@ -102,4 +102,23 @@ describe('generated certificates, checked with the openssl CLI', () => {
       'Signature Algorithm: sha1WithRSAEncryption',
     );
   });
+  it('keeps subject values that start with # or hold quotes and backslashes as they are', async () => {
+    const generated = await generateCertificate(
+      'example.com',
+      {
+        days: 30,
+        digest: 'SHA-256',
+        keyBits: 2048,
+        location: '#d)oksyl',
+        organization: '"Acme" \\ Sons',
+        organizationalUnit: 'Zürich',
+      },
+      new Date(),
+    );
+    const { certificate } = files('verbatim', generated.certificatePem, generated.privateKeyPem);
+    const subject = openssl('x509', '-in', certificate, '-noout', '-subject', '-nameopt', 'RFC2253,-esc_msb');
+    expect(subject).toContain('L=\\#d)oksyl');
+    expect(subject).toContain('O=\\"Acme\\" \\\\ Sons');
+    expect(subject).toContain('OU=Zürich');
+  });
 });

@@ -10,6 +10,7 @@ import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
 import { HttpError } from '../http/http-error.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { createMeetingsPart, type MeetingsPart, meetingPagePath } from '../meetings/meetings-part.js';
 import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
 import { serverVersion } from '../version.js';
@@ -115,6 +116,7 @@ export async function createChatFeature(
   router.use(createFileRoutes(service));
   router.use(createCapabilitiesRoute(config));
   router.use(meetings.router);
+  router.use(chatPaths, methodNotAllowed({ ...chatOpenApi.paths, ...meetings.openapi.paths }));
   router.use(chatPaths, (request, _response, next) => {
     next(new HttpError(404, `no chat route for ${request.method} ${request.originalUrl.split('?')[0]}`));
   });

@@ -1,4 +1,12 @@
+import {
+  attachmentUploadSchema,
+  fileUploadSchema,
+  forwardMessageSchema,
+  roomCreationSchema,
+  roomEditableSchema,
+} from '@collab-suite/chat-domain';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { withZodBounds, zodPropertyBounds } from '../openapi/zod-bounds.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
@@ -14,7 +22,7 @@ const errorText: Record<number, string> = {
   404: 'Unknown room, member, user, picture or attachment (also for ids that are not UUIDs).',
   409: 'A one_to_one room between the same two users already exists, or a user is in as many rooms as allowed (too_many_rooms): CHAT_MAX_ROOMS_PER_USER for rooms others put them in, twice it for rooms they create.',
   429: 'More rooms created in the last minute than CHAT_ROOM_CREATIONS_PER_MINUTE; retry after Retry-After seconds.',
-  413: 'The upload is larger than CHAT_MAX_ATTACHMENT_BYTES.',
+  413: 'The upload is larger than CHAT_MAX_ATTACHMENT_BYTES, or the JSON body larger than the route takes.',
   424: 'The bytes are missing from the blob store.',
   502: 'A dependency (user directory, event delivery) failed.',
   507: 'The disk of the file store or of the database is full (storage_full); nothing was kept.',
@@ -39,14 +47,25 @@ const pathParameter = (name: string, description: string) => ({
 const roomId = pathParameter('roomId', 'The room.');
 const userId = pathParameter('userId', 'The member.');
 const attachmentId = pathParameter('attachmentId', 'The attachment.');
-const header = (name: string, required: boolean, description: string) => ({
+const uploadBounds = zodPropertyBounds(attachmentUploadSchema);
+const pictureBounds = zodPropertyBounds(fileUploadSchema);
+/** A header of an upload, with the bounds its field has in `bounds` (the upload's zod schema). */
+const header = (
+  name: string,
+  required: boolean,
+  description: string,
+  bounds: Record<string, Record<string, unknown>> = uploadBounds,
+) => ({
   name,
   in: 'header',
   required,
   description,
-  schema: { type: 'string' },
+  schema: { type: 'string', ...bounds[name] },
 });
 const binary = { content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
+
+/** Page cursors are base64 or base64url text made by the server. */
+const opaqueTokenPattern = '^[A-Za-z0-9_+/-]+={0,2}$';
 
 function operation(summary: string, extra: Record<string, unknown>) {
   return { tags, summary, security, ...extra };
@@ -135,28 +154,47 @@ export const chatOpenApi: OpenApiFragment = {
     RoomCreationFields: {
       type: 'object',
       required: ['type'],
-      properties: {
-        type: ref('RoomType'),
-        name: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 128,
-          description: 'Required for group and temporary rooms.',
+      properties: withZodBounds(
+        {
+          type: ref('RoomType'),
+          name: { type: 'string', description: 'Required for group and temporary rooms.' },
+          description: { type: 'string' },
+          membersIds: {
+            type: 'array',
+            items: uuid,
+            uniqueItems: true,
+            description:
+              'Other members, distinct, without the caller (added as owner); exactly 1 for one_to_one, at least 2 for group, fewer than CHAT_MAX_ROOM_MEMBERS in all.',
+          },
         },
-        description: { type: 'string', maxLength: 256 },
-        membersIds: {
-          type: 'array',
-          items: uuid,
-          description: 'Other members; exactly 1 for one_to_one, at least 2 for group.',
+        roomCreationSchema,
+      ),
+      // A group or temporary room needs a name, a group room 2 other members or more, a one_to_one room
+      // exactly one.
+      allOf: [
+        {
+          if: { properties: { type: { enum: ['group', 'temporary'] } }, required: ['type'] },
+          // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+          then: { required: ['name'], properties: { name: { minLength: 1 } } },
         },
-      },
+        {
+          if: { properties: { type: { const: 'group' } }, required: ['type'] },
+          // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+          then: { required: ['membersIds'], properties: { membersIds: { minItems: 2 } } },
+        },
+        {
+          if: { properties: { type: { const: 'one_to_one' } }, required: ['type'] },
+          // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+          then: { required: ['membersIds'], properties: { membersIds: { minItems: 1, maxItems: 1 } } },
+        },
+      ],
     },
     RoomEditableFields: {
       type: 'object',
-      properties: {
-        name: { type: 'string', minLength: 1, maxLength: 128 },
-        description: { type: 'string', maxLength: 256 },
-      },
+      properties: withZodBounds(
+        { name: { type: 'string' }, description: { type: 'string' } },
+        roomEditableSchema,
+      ),
     },
     MemberToInsert: {
       type: 'object',
@@ -202,11 +240,14 @@ export const chatOpenApi: OpenApiFragment = {
       items: {
         type: 'object',
         required: ['originalMessage'],
-        properties: {
-          originalMessage: { type: 'string', description: 'The message (an XMPP stanza, or plain text).' },
-          originalMessageSentAt: dateTime,
-          description: { type: 'string' },
-        },
+        properties: withZodBounds(
+          {
+            originalMessage: { type: 'string', description: 'The message (an XMPP stanza, or plain text).' },
+            originalMessageSentAt: dateTime,
+            description: { type: 'string' },
+          },
+          forwardMessageSchema,
+        ),
       },
     },
   },
@@ -234,8 +275,9 @@ export const chatOpenApi: OpenApiFragment = {
             name: 'cursor',
             in: 'query',
             required: false,
-            description: "The next page's cursor, from the previous page's Link header.",
-            schema: { type: 'string' },
+            description:
+              "The next page's cursor, from the previous page's Link header; any other text is refused (400).",
+            schema: { type: 'string', minLength: 1, pattern: opaqueTokenPattern },
           },
         ],
         responses: responses(
@@ -259,7 +301,7 @@ export const chatOpenApi: OpenApiFragment = {
         requestBody: { required: true, ...json(ref('RoomCreationFields')) },
         responses: responses(
           { 201: { description: 'Created; the caller is an owner.', ...json(ref('Room')) } },
-          [400, 404, 409, 429],
+          [400, 404, 409, 413, 429],
         ),
       }),
     },
@@ -273,7 +315,7 @@ export const chatOpenApi: OpenApiFragment = {
         requestBody: { required: true, ...json(ref('RoomEditableFields')) },
         responses: responses(
           { 200: { description: 'The updated room.', ...json(ref('Room')) } },
-          [400, 403, 404],
+          [400, 403, 404, 413],
         ),
       }),
       delete: operation('Delete a room with its picture, attachments and settings (owners only)', {
@@ -297,11 +339,12 @@ export const chatOpenApi: OpenApiFragment = {
       put: operation('Set the picture of a group room (owners only)', {
         parameters: [
           roomId,
-          header('fileName', true, 'File name, as \\uXXXX escapes or plain UTF-8.'),
+          header('fileName', true, 'File name, as \\uXXXX escapes or plain UTF-8.', pictureBounds),
           header(
             'mimeType',
             true,
             'An image/* type; the bytes must be PNG, JPEG, GIF, WebP, BMP, AVIF or HEIC.',
+            pictureBounds,
           ),
         ],
         requestBody: { required: true, ...binary },
@@ -346,7 +389,7 @@ export const chatOpenApi: OpenApiFragment = {
         requestBody: { required: true, ...json(ref('MemberToInsert')) },
         responses: responses(
           { 201: { description: 'Added.', ...json(ref('MemberInserted')) } },
-          [400, 403, 404, 409],
+          [400, 403, 404, 409, 413],
         ),
       }),
     },
@@ -374,8 +417,8 @@ export const chatOpenApi: OpenApiFragment = {
             name: 'filter',
             in: 'query',
             required: false,
-            description: 'The `filter` of the previous page.',
-            schema: { type: 'string' },
+            description: 'The `filter` of the previous page; any other text is refused (400).',
+            schema: { type: 'string', minLength: 1, pattern: opaqueTokenPattern },
           },
         ],
         responses: responses(
@@ -404,7 +447,7 @@ export const chatOpenApi: OpenApiFragment = {
       post: operation('Forward messages and copies of their attachments into a room', {
         parameters: [roomId],
         requestBody: { required: true, ...json(ref('ForwardMessagesList')) },
-        responses: responses({ 204: { description: 'Delivered.' } }, [400, 403, 404, 424, 502]),
+        responses: responses({ 204: { description: 'Delivered.' } }, [400, 403, 404, 413, 424, 502]),
       }),
     },
     '/users/capabilities': {
@@ -431,7 +474,15 @@ export const chatOpenApi: OpenApiFragment = {
     '/attachments/{attachmentId}/download': {
       get: operation('Attachment bytes', {
         parameters: [attachmentId],
-        responses: responses({ 200: { description: 'The bytes, inline.', ...binary } }, [403, 404, 424]),
+        responses: responses(
+          {
+            200: {
+              description: 'The bytes, inline, with the type given at upload (its `mimeType` header).',
+              content: { '*/*': { schema: { type: 'string', format: 'binary' } } },
+            },
+          },
+          [403, 404, 424],
+        ),
       }),
     },
   },

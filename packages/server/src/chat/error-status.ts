@@ -62,6 +62,7 @@ const codeOfStatus: Record<number, string> = {
   401: 'unauthenticated',
   403: 'forbidden',
   404: 'not_found',
+  405: 'method_not_allowed',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
 };

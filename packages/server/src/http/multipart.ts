@@ -27,6 +27,11 @@ export interface UploadOptions {
   pool?: UploadBufferPool | undefined;
 }
 
+/** Most file parts a multipart body may carry (the upload and a few others, which are dropped). */
+export const MAX_MULTIPART_FILES = 4;
+/** Most non-file fields a multipart body may carry (all dropped). */
+export const MAX_MULTIPART_FIELDS = 32;
+
 /** Multipart framing adds a little; a body beyond the file limit plus this cannot hold a valid file. */
 const FRAMING_ALLOWANCE = 64 * 1024;
 
@@ -39,6 +44,8 @@ const tooLarge = (maxBytes: number) =>
   });
 
 const malformed = () => new HttpError(400, 'the multipart body is malformed or was cut short');
+const tooManyParts = (what: 'file parts' | 'fields', limit: number) =>
+  new HttpError(400, `expected at most ${limit} ${what} in the multipart body but received more`);
 const aborted = () => new HttpError(400, 'the upload was aborted by the client');
 
 /**
@@ -89,7 +96,8 @@ function declaredLengthOf(request: Request): number | undefined {
  * and files are read and dropped; the first file part named `fieldName` is the upload. With a
  * `pool`, call `release()` on the result once its data is no longer used.
  * @throws RequestValidationError (422) when the body is not multipart, has no boundary or has no
- *   such file field; HttpError 413 (with `Connection: close`) when the file or the body is too large;
+ *   such file field; HttpError 400 when it has more than {@link MAX_MULTIPART_FILES} file parts or
+ *   {@link MAX_MULTIPART_FIELDS} fields; HttpError 413 (with `Connection: close`) when the file or the body is too large;
  *   HttpError 400 when the body is malformed, cut short or aborted by the client.
  */
 export function readUploadedFile(request: Request, options: UploadOptions): Promise<UploadedFile> {
@@ -106,7 +114,10 @@ export function readUploadedFile(request: Request, options: UploadOptions): Prom
   try {
     // The content type was checked above, so the header is a string here.
     const headers = { ...request.headers, 'content-type': contentType };
-    parser = new Busboy({ headers, limits: { fileSize: maxBytes, files: 4, fields: 32 } });
+    parser = new Busboy({
+      headers,
+      limits: { fileSize: maxBytes, files: MAX_MULTIPART_FILES, fields: MAX_MULTIPART_FIELDS },
+    });
   } catch {
     return Promise.reject(missingFile(fieldName, 'the multipart body has no boundary'));
   }
@@ -142,6 +153,9 @@ export function readUploadedFile(request: Request, options: UploadOptions): Prom
         found = { data, fileName: fileName ?? '', mimeType, release };
       });
     });
+    // Past a limit busboy drops the parts silently: refuse the body instead, naming the limit.
+    parser.on('filesLimit', () => fail(tooManyParts('file parts', MAX_MULTIPART_FILES)));
+    parser.on('fieldsLimit', () => fail(tooManyParts('fields', MAX_MULTIPART_FIELDS)));
     parser.on('error', () => fail(malformed()));
     parser.on('finish', () => {
       if (settled) return;

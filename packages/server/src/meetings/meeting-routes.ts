@@ -1,13 +1,17 @@
-import { ChatError, isUuid, type MeetingService } from '@collab-suite/chat-domain';
+import { ChatError, isUuid, type MeetingService, maxSdpBytes } from '@collab-suite/chat-domain';
 import express, { type Request, Router } from 'express';
 import { actorOf } from '../chat/actor.js';
 import { headerText } from '../chat/headers.js';
 
 /**
- * Largest JSON body of the meeting routes: a session description is at most 64 KiB, and JSON
- * escapes each CRLF in it as four characters.
+ * Largest JSON body of the meeting routes, in bytes: a session description of at most maxSdpBytes
+ * bytes (so at most that many characters) in JSON takes at most 12 bytes a character (a character
+ * outside the BMP written as two `\\uXXXX` escapes), plus room for the other fields. Any body whose
+ * `sdp` is within the schema's bounds therefore fits: the 413 is only for padding or abuse.
  */
-export const meetingJsonLimit = '256kb';
+export const meetingJsonLimitBytes = maxSdpBytes * 12 + 64 * 1024;
+/** {@link meetingJsonLimitBytes}, as Express's body parser takes it. */
+export const meetingJsonLimit = meetingJsonLimitBytes;
 
 /** Options of {@link createMeetingRoutes}. */
 export interface MeetingRoutesOptions {

@@ -1,4 +1,12 @@
+import {
+  maxSdpBytes,
+  mediaStreamSettingsSchema,
+  newMeetingSchema,
+  subscriptionUpdatesSchema,
+} from '@collab-suite/chat-domain';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { withZodBounds } from '../openapi/zod-bounds.js';
+import { meetingJsonLimitBytes } from './meeting-routes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
@@ -13,6 +21,17 @@ const meetingId = {
   schema: uuid,
 };
 const mediaType = { type: 'string', enum: ['video', 'screen'] };
+/**
+ * A session description: at most maxSdpBytes UTF-8 bytes (so at most that many characters), starting
+ * with `v=0`; the meeting routes' JSON body limit leaves room for the longest one however escaped.
+ */
+const sdpText = {
+  type: 'string',
+  minLength: 1,
+  maxLength: maxSdpBytes,
+  pattern: '^v=0(?:\\r?\\n|$)',
+  description: `SDP text, at most ${maxSdpBytes} bytes in UTF-8.`,
+};
 
 const errorText: Record<number, string> = {
   400: 'Bad input or malformed SDP (the body says which).',
@@ -20,6 +39,7 @@ const errorText: Record<number, string> = {
   403: 'The caller is not a member of the room (or not an owner, to mute someone else).',
   404: 'Unknown meeting or room, caller or target not a participant, or stream not published.',
   409: 'The room has a meeting, the meeting is not started, this queue already joined, the meeting is full, or a negotiation step came out of order.',
+  413: `The JSON body is larger than ${meetingJsonLimitBytes} bytes (any body within the schema's bounds fits).`,
   424: 'The media server failed.',
   503: 'No media node can take the meeting now (every one is full or none is running); retry after Retry-After seconds.',
 };
@@ -32,7 +52,7 @@ function operation(
   body?: string,
 ) {
   const responses: Record<string, unknown> = { ...success };
-  for (const status of [401, ...errors]) {
+  for (const status of [401, ...errors, ...(body ? [413] : [])]) {
     const retry = status === 503 ? { headers: { 'Retry-After': { schema: { type: 'integer' } } } } : {};
     responses[String(status)] = { description: errorText[status], ...retry, ...json(ref('ChatError')) };
   }
@@ -214,12 +234,18 @@ export const meetingsOpenApi: OpenApiFragment = {
     NewMeetingData: {
       type: 'object',
       required: ['roomId'],
-      properties: {
-        name: { type: 'string', maxLength: 128 },
-        roomId: uuid,
-        meetingType: { type: 'string', enum: ['permanent', 'scheduled'], default: 'permanent' },
-        expiration: { ...dateTime, description: 'Scheduled meetings only: removed once past it and empty.' },
-      },
+      properties: withZodBounds(
+        {
+          name: { type: 'string' },
+          roomId: uuid,
+          meetingType: { type: 'string', enum: ['permanent', 'scheduled'], default: 'permanent' },
+          expiration: {
+            ...dateTime,
+            description: 'Scheduled meetings only: removed once past it and empty.',
+          },
+        },
+        newMeetingSchema,
+      ),
     },
     JoinSettings: {
       type: 'object',
@@ -236,30 +262,42 @@ export const meetingsOpenApi: OpenApiFragment = {
     MediaStreamSettings: {
       type: 'object',
       required: ['type', 'enabled'],
-      properties: {
-        type: mediaType,
-        enabled: { type: 'boolean' },
-        sdp: {
-          type: 'string',
-          description:
-            'The offer; required when enabling. An offer of the connection already published, with new ICE credentials (restartIce()), restarts ICE on it and keeps the stream; any other offer replaces the connection.',
+      properties: withZodBounds(
+        {
+          type: mediaType,
+          enabled: { type: 'boolean' },
+          sdp: {
+            ...sdpText,
+            description: `${sdpText.description} The offer; required when enabling. An offer of the connection already published, with new ICE credentials (restartIce()), restarts ICE on it and keeps the stream; any other offer replaces the connection.`,
+          },
         },
-      },
+        mediaStreamSettingsSchema,
+      ),
+      if: { properties: { enabled: { const: true } }, required: ['enabled'] },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+      then: { required: ['sdp'], properties: { sdp: { minLength: 1 } } },
     },
     AudioStreamSettings: {
       type: 'object',
       required: ['enabled'],
       properties: {
         enabled: { type: 'boolean' },
-        userToModerate: { ...uuid, description: 'Owners only, to mute.' },
+        userToModerate: {
+          ...uuid,
+          description: 'Owners only, to mute someone else; nobody unmutes someone else.',
+        },
       },
+      // Unmuting is for oneself only: with userToModerate, enabled must be false.
+      if: { required: ['userToModerate'], properties: { userToModerate: { type: 'string' } } },
+      // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword
+      then: { properties: { enabled: { const: false } } },
     },
     SessionDescriptionProtocol: {
       type: 'object',
       description:
         'A complete description (no trickle ICE). At /audio/offer, an offer of the current audio connection with new ICE credentials restarts ICE on it; any other offer replaces the connection.',
       required: ['sdp'],
-      properties: { sdp: { type: 'string', maxLength: 65536 } },
+      properties: { sdp: sdpText },
     },
     MediaStream: {
       type: 'object',
@@ -288,15 +326,24 @@ export const meetingsOpenApi: OpenApiFragment = {
     SubscriptionUpdates: {
       type: 'object',
       required: ['subscribe', 'unsubscribe'],
-      properties: {
-        subscribe: { type: 'array', items: ref('SubscribedMediaStream') },
-        unsubscribe: { type: 'array', items: ref('MediaStream') },
-        iceRestart: {
-          type: 'boolean',
-          description:
-            'Ours, optional: the MEETING_SDP_OFFERED offer also restarts ICE on the subscribe connection (new credentials and candidates), for a client whose network changed or whose connection went disconnected or failed. With it both lists may be empty.',
+      properties: withZodBounds(
+        {
+          subscribe: { type: 'array', items: ref('SubscribedMediaStream') },
+          unsubscribe: { type: 'array', items: ref('MediaStream') },
+          iceRestart: {
+            type: 'boolean',
+            description:
+              'Ours, optional: the MEETING_SDP_OFFERED offer also restarts ICE on the subscribe connection (new credentials and candidates), for a client whose network changed or whose connection went disconnected or failed. With it both lists may be empty.',
+          },
         },
-      },
+        subscriptionUpdatesSchema,
+      ),
+      description: 'At least one stream in all, to subscribe or unsubscribe, unless iceRestart is true.',
+      anyOf: [
+        { properties: { subscribe: { minItems: 1 } } },
+        { properties: { unsubscribe: { minItems: 1 } } },
+        { properties: { iceRestart: { const: true } }, required: ['iceRestart'] },
+      ],
     },
   },
 };

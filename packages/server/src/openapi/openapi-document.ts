@@ -82,6 +82,7 @@ export function buildOpenApiDocument(
       version,
       description:
         'Previews and thumbnails, SAML configuration, chat rooms and meetings.' +
+        ' HEAD is answered wherever GET is, with the headers of the GET and no body. A method that a path here does not list is answered 405 with an `Allow` header naming the methods it takes.' +
         (options.asyncApi
           ? ' Live events on the `/events` WebSocket are described in `/asyncapi.json`.'
           : ''),

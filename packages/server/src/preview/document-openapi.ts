@@ -1,10 +1,14 @@
+import { LOCALE_PATTERN } from '@collab-suite/preview-core';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { MAX_PAGE_NUMBER } from './page-request.js';
 import {
+  multipartLimits,
   previewErrorResponses,
   previewParameters,
   storedAccessParameters,
   storedAccessResponses,
   storedHead,
+  uploadLimitResponses,
 } from './preview-openapi.js';
 
 const page = (name: 'first_page' | 'last_page') => ({
@@ -15,24 +19,30 @@ const page = (name: 'first_page' | 'last_page') => ({
     name === 'first_page'
       ? 'First page, from 1. Past the end, or after last_page: 400 saying how many pages there are.'
       : 'Last page; 0 means the last page, a value past the end is clamped. All pages: the original PDF unchanged.',
-  schema: { type: 'integer', default: name === 'first_page' ? 1 : 0 },
+  schema: {
+    type: 'integer',
+    default: name === 'first_page' ? 1 : 0,
+    minimum: name === 'first_page' ? 1 : 0,
+    maximum: MAX_PAGE_NUMBER,
+  },
 });
 
-const locale = {
+/** `locale`, whose default is DOCUMENT_DEFAULT_LOCALE of this server. */
+const localeParameter = (defaultLocale: string) => ({
   name: 'locale',
   in: 'query',
   required: false,
   description:
-    'BCP 47 tag (e.g. de-DE) for number and date formats of the conversion; `lang_tag` is accepted too.',
-  schema: { type: 'string', default: 'DOCUMENT_DEFAULT_LOCALE (en-US)' },
-};
+    'BCP 47 tag (e.g. de-DE; an underscore is read as a hyphen) for number and date formats of the conversion; `lang_tag` is accepted too. The default is DOCUMENT_DEFAULT_LOCALE.',
+  schema: { type: 'string', pattern: LOCALE_PATTERN.source, default: defaultLocale },
+});
 
 const thumbnailFormat = {
   name: 'output_format',
   in: 'query',
   required: false,
-  description: 'jpeg (default) or png; gif is refused with 400.',
-  schema: { type: 'string', enum: ['jpeg', 'png', 'gif'], default: 'jpeg' },
+  description: 'jpeg (default) or png.',
+  schema: { type: 'string', enum: ['jpeg', 'png'], default: 'jpeg' },
 };
 
 const thumbnailOptions = [previewParameters.shape, previewParameters.quality, thumbnailFormat];
@@ -74,6 +84,7 @@ const cached = (body: object) => ({
 });
 const upload = (schema: string) => ({
   required: true,
+  description: multipartLimits,
   content: { 'multipart/form-data': { schema: { $ref: `#/components/schemas/${schema}` } } },
 });
 const stored = [previewParameters.id, previewParameters.version];
@@ -93,9 +104,9 @@ function withHead(
   return { head: storedHead(operation, contentTypes, errors), get };
 }
 
-function operations(kind: 'pdf' | 'document') {
+function operations(kind: 'pdf' | 'document', defaultLocale: string) {
   const tag = kind === 'pdf' ? 'PDF' : 'Document';
-  const extra = kind === 'document' ? [locale] : [];
+  const extra = kind === 'document' ? [localeParameter(defaultLocale)] : [];
   const errors = kind === 'document' ? converterResponses : previewErrorResponses;
   const what =
     kind === 'pdf'
@@ -124,7 +135,7 @@ function operations(kind: 'pdf' | 'document') {
         summary: `Selected pages of an uploaded ${what}`,
         parameters: [page('first_page'), page('last_page'), ...extra],
         requestBody: upload(`Body_post_preview_preview_${kind}__post`),
-        responses: { 200: pdfBody, ...errors },
+        responses: { 200: pdfBody, ...errors, ...uploadLimitResponses },
       },
     },
     [`/preview/${kind}/{area}/thumbnail/`]: {
@@ -133,7 +144,7 @@ function operations(kind: 'pdf' | 'document') {
         summary: `Thumbnail of the first page of an uploaded ${what}`,
         parameters: [previewParameters.area, ...thumbnailOptions, ...extra],
         requestBody: upload(`Body_post_thumbnail_preview_${kind}__area__thumbnail__post`),
-        responses: { 200: imageBody, ...errors },
+        responses: { 200: imageBody, ...errors, ...uploadLimitResponses },
       },
     },
     [`/preview/${kind}/{id}/{version}/{area}/thumbnail/`]: withHead(
@@ -173,20 +184,21 @@ const convertPath = {
           in: 'query',
           required: false,
           description: 'Locale, e.g. de-DE.',
-          schema: { type: 'string' },
+          schema: { type: 'string', pattern: LOCALE_PATTERN.source },
         },
       ],
       requestBody: upload('ConvertToBody'),
       responses: {
         200: { description: 'The whole document as PDF.', content: pdfBody.content },
         ...converterResponses,
+        ...uploadLimitResponses,
       },
     },
   },
 };
 
 /** The PDF and document part of the preview API; the convert endpoint only when it is enabled. */
-export function documentOpenApi(withConvertEndpoint: boolean): OpenApiFragment {
+export function documentOpenApi(withConvertEndpoint: boolean, defaultLocale: string): OpenApiFragment {
   return {
     tags: [
       { name: 'PDF', description: 'Page selections and first-page thumbnails of PDFs.' },
@@ -198,7 +210,11 @@ export function documentOpenApi(withConvertEndpoint: boolean): OpenApiFragment {
         ? [{ name: 'Conversion', description: 'Document conversion for other nodes.' }]
         : []),
     ],
-    paths: { ...operations('pdf'), ...operations('document'), ...(withConvertEndpoint ? convertPath : {}) },
+    paths: {
+      ...operations('pdf', defaultLocale),
+      ...operations('document', defaultLocale),
+      ...(withConvertEndpoint ? convertPath : {}),
+    },
     schemas: {
       Body_post_preview_preview_pdf__post: fileBody('file'),
       Body_post_thumbnail_preview_pdf__area__thumbnail__post: fileBody('file'),

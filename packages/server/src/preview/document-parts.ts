@@ -89,7 +89,7 @@ export function createDocumentParts(
   }
   return {
     router,
-    openapi: documentOpenApi(document.convertEndpoint),
+    openapi: documentOpenApi(document.convertEndpoint, document.defaultLocale),
     health: [
       {
         name: 'pdf-renderer',

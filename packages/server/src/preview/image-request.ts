@@ -24,6 +24,11 @@ export const areaSchema = z
     return { width: side(width), height: side(height) };
   });
 
+/** Longest `version` the server reads: 15 digits, so every accepted value is a safe integer. */
+const VERSION_DIGITS = 15;
+/** Largest stored-file version accepted (the OpenAPI document's `maximum`). */
+export const MAX_VERSION = 10 ** VERSION_DIGITS - 1;
+
 /** Path of stored-file routes. */
 export const storedFilePathSchema = z.object({
   id: z.string().regex(UUID, {
@@ -31,7 +36,7 @@ export const storedFilePathSchema = z.object({
   }),
   version: z
     .string()
-    .regex(/^[0-9]{1,15}$/, {
+    .regex(new RegExp(`^[0-9]{1,${VERSION_DIGITS}}$`), {
       error: (issue) =>
         `expected version to be a non-negative integer but received ${JSON.stringify(issue.input)}`,
     })

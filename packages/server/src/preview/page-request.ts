@@ -8,11 +8,16 @@ const enumWithMessage = <Values extends readonly [string, ...string[]]>(name: st
       `expected ${name} to be one of ${values.join(', ')} but received ${JSON.stringify(issue.input)}`,
   });
 
+/** Longest page number read: 9 digits. */
+const PAGE_DIGITS = 9;
+/** Largest page number the server reads (the OpenAPI document's `maximum`). */
+export const MAX_PAGE_NUMBER = 10 ** PAGE_DIGITS - 1;
+
 /** A page number: whole digits (422 otherwise); whether it is in range is the library's call (400). */
 const pageNumber = (name: string, fallback: number) =>
   z
     .string()
-    .regex(/^-?[0-9]{1,9}$/, {
+    .regex(new RegExp(`^-?[0-9]{1,${PAGE_DIGITS}}$`), {
       error: (issue) => `expected ${name} to be a whole number but received ${JSON.stringify(issue.input)}`,
     })
     .transform(Number)

@@ -18,7 +18,7 @@ import { createRateLimit } from '../http/rate-limit.js';
 import { createUploadBufferPool } from '../http/upload-buffer-pool.js';
 import { createDocumentParts } from './document-parts.js';
 import { createImageRoutes } from './image-routes.js';
-import { previewOpenApi } from './preview-openapi.js';
+import { previewOpenApi, withAreaBound } from './preview-openapi.js';
 import { createStorageHealthCheck } from './storage-health.js';
 import { storedPreviewAccess } from './stored-access.js';
 
@@ -119,7 +119,10 @@ export async function createPreviewFeature(
     router,
     openapi: {
       tags: [...(previewOpenApi.tags ?? []), ...(documents.openapi.tags ?? [])],
-      paths: { ...previewOpenApi.paths, ...documents.openapi.paths },
+      paths: withAreaBound(
+        { ...previewOpenApi.paths, ...documents.openapi.paths },
+        config.preview.maxOutputSide,
+      ),
       schemas: { ...previewOpenApi.schemas, ...documents.openapi.schemas },
     },
     health: [

@@ -1,5 +1,8 @@
 import { IMAGE_QUALITIES, OUTPUT_FORMATS, SERVICE_TYPES, THUMBNAIL_SHAPES } from '@collab-suite/preview-core';
+import toRegexRange from 'to-regex-range';
+import { MAX_MULTIPART_FIELDS, MAX_MULTIPART_FILES } from '../http/multipart.js';
 import type { OpenApiFragment } from '../openapi/openapi-document.js';
+import { MAX_VERSION } from './image-request.js';
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -17,7 +20,7 @@ export const previewParameters = {
     in: 'path',
     required: true,
     description: 'Version of the stored file.',
-    schema: { type: 'integer', minimum: 0 },
+    schema: { type: 'integer', minimum: 0, maximum: MAX_VERSION },
   },
   area: {
     name: 'area',
@@ -25,7 +28,7 @@ export const previewParameters = {
     required: true,
     description:
       'Output size `<width>x<height>`; 0 takes the source side, sides under 80 become 80. Malformed: 422; a side over PREVIEW_MAX_OUTPUT_SIDE: 400.',
-    schema: { type: 'string', pattern: '^[0-9]+x[0-9]+$', examples: ['256x256'] },
+    schema: { type: 'string', pattern: '^[0-9]+x[0-9]+$', maxLength: 64, examples: ['256x256'] },
   },
   serviceType: {
     name: 'service_type',
@@ -84,7 +87,7 @@ const imageResponse = {
 /** Error responses every preview route may give, by status. */
 export const previewErrorResponses = {
   400: detail(
-    'Unreadable input, too many pixels, output too large, gif asked for another format, or a render stopped after PREVIEW_RENDER_TIMEOUT_SECONDS.',
+    `Unreadable input, too many pixels, output too large, gif asked for another format, a render stopped after PREVIEW_RENDER_TIMEOUT_SECONDS, or an upload with more than ${MAX_MULTIPART_FILES} file parts or ${MAX_MULTIPART_FIELDS} fields.`,
   ),
   404: detail('The stored file is not in the storage.'),
   413: detail('The upload (or stored file) is larger than the configured limit.'),
@@ -95,6 +98,14 @@ export const previewErrorResponses = {
   502: detail('The storage is unavailable or failing.'),
   503: {
     ...detail('Every render slot and queue place is taken.'),
+    headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
+  },
+} as const;
+
+/** The refusal of an upload past PREVIEW_UPLOADS_PER_MINUTE (uploads only: reads are not counted). */
+export const uploadLimitResponses = {
+  429: {
+    ...detail('More than PREVIEW_UPLOADS_PER_MINUTE uploads from this client address in a minute.'),
     headers: { 'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } } },
   },
 } as const;
@@ -140,8 +151,12 @@ const cachedImageResponse = {
   },
 };
 
+/** What every multipart upload body may carry, said once for all of them. */
+export const multipartLimits = `The first file part of the named field is the upload; other parts are dropped. At most ${MAX_MULTIPART_FILES} file parts and ${MAX_MULTIPART_FIELDS} fields, else 400 naming the limit.`;
+
 const uploadBody = (schemaName: string) => ({
   required: true,
+  description: multipartLimits,
   content: { 'multipart/form-data': { schema: schemaRef(schemaName) } },
 });
 
@@ -203,7 +218,7 @@ const uploadPost = (summary: string, parameters: unknown[], bodySchema: string) 
     summary,
     parameters: [previewParameters.area, ...parameters],
     requestBody: uploadBody(bodySchema),
-    responses: { 200: imageResponse, ...previewErrorResponses },
+    responses: { 200: imageResponse, ...previewErrorResponses, ...uploadLimitResponses },
   },
 });
 
@@ -275,3 +290,48 @@ export const previewOpenApi: OpenApiFragment = {
     },
   },
 };
+
+/**
+ * The `area` pattern with each side bounded by PREVIEW_MAX_OUTPUT_SIDE (leading zeros allowed, as
+ * the server reads them), so that the document refuses what the server refuses.
+ */
+export function boundedAreaPattern(maxOutputSide: number): string {
+  const side = `0*${toRegexRange(0, maxOutputSide, { capture: false, shorthand: false })}`;
+  return `^${side}x${side}$`;
+}
+
+/**
+ * Puts the configured bound of the sides into every `area` path parameter of `paths` (their schema
+ * is the unbounded default above, shared by every operation).
+ */
+export function withAreaBound(
+  paths: OpenApiFragment['paths'],
+  maxOutputSide: number,
+): OpenApiFragment['paths'] {
+  const pattern = boundedAreaPattern(maxOutputSide);
+  const bound = (parameter: unknown) =>
+    parameter === previewParameters.area
+      ? {
+          ...previewParameters.area,
+          description: previewParameters.area.description.replace(
+            'PREVIEW_MAX_OUTPUT_SIDE',
+            `PREVIEW_MAX_OUTPUT_SIDE (${maxOutputSide} here)`,
+          ),
+          schema: { ...previewParameters.area.schema, pattern },
+        }
+      : parameter;
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => {
+          const parameters = (operation as { parameters?: unknown[] }).parameters;
+          return [
+            method,
+            parameters ? { ...(operation as object), parameters: parameters.map(bound) } : operation,
+          ];
+        }),
+      ),
+    ]),
+  );
+}

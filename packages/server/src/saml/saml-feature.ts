@@ -8,6 +8,7 @@ import { Router } from 'express';
 import { requireAdmin } from '../auth/require-principal.js';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';
+import { methodNotAllowed } from '../http/method-not-allowed.js';
 import { databasePoolMetrics } from '../metrics/database-pool-metrics.js';
 import { samlErrorBody } from './error-status.js';
 import { samlOpenApi } from './saml-openapi.js';
@@ -51,6 +52,7 @@ export async function createSamlFeature(
   const router = Router();
   router.use(ADMIN_PATHS, requireAdmin(authenticator));
   router.use(createSamlRoutes({ service, maxBodyBytes: config.saml.maxDocumentBytes }));
+  router.use(ADMIN_PATHS, methodNotAllowed(samlOpenApi.paths, config.saml.basePath));
   router.use(ADMIN_PATHS, createErrorHandler(samlErrorBody));
   let closing: Promise<void> | undefined;
   return {

@@ -1,7 +1,11 @@
 import {
+  DOMAIN_PATTERN,
   digestAlgorithms,
   MAX_CERTIFICATE_DAYS,
+  MAX_DOMAIN_LENGTH,
   type SamlPropertyKey,
+  SUBJECT_FIELD_LENGTHS,
+  SUBJECT_TEXT_PATTERN,
   samlBindings,
   samlPropertyDefinitions,
   samlPropertyKeys,
@@ -20,14 +24,22 @@ const domain = {
   required: true,
   description:
     'Mail domain (letters, digits, hyphens, dots; lower-cased; internationalised names as xn--). Anything else: 400.',
-  schema: { type: 'string', examples: ['example.com'] },
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: MAX_DOMAIN_LENGTH,
+    pattern: DOMAIN_PATTERN,
+    examples: ['example.com'],
+  },
 };
-const query = (name: string, description: string, schema: unknown) => ({
+const query = (name: string, description: string, schema: { type: string; [keyword: string]: unknown }) => ({
   name,
   in: 'query',
   required: false,
   description,
   schema,
+  // A bare boolean flag (`?raw`) means true.
+  ...(schema.type === 'boolean' ? { allowEmptyValue: true } : {}),
 });
 const urlParameters = [
   query(
@@ -126,6 +138,13 @@ function valueSchema(key: SamlPropertyKey): Record<string, unknown> {
 
 const propertySchemas = Object.fromEntries(samlPropertyKeys.map((key) => [key, propertySchema(key)]));
 
+/** A comma-delimited list of property names (blank entries and white space around names ignored). */
+const keyName = `(?:${samlPropertyKeys.map((key) => key.replaceAll('.', '\\.')).join('|')})`;
+const keyList = {
+  type: 'string',
+  pattern: `^\\s*${keyName}?\\s*(?:,\\s*${keyName}?\\s*)*$`,
+};
+
 const issue = {
   type: 'object',
   required: ['code', 'message'],
@@ -150,30 +169,48 @@ const validateResponses = {
   403: errors[403],
 };
 
+/** A certificate subject field: trimmed, 1 to its length, no control characters. */
+const subjectText = (name: keyof typeof SUBJECT_FIELD_LENGTHS) => ({
+  type: 'string',
+  maxLength: SUBJECT_FIELD_LENGTHS[name],
+  pattern: SUBJECT_TEXT_PATTERN,
+  description: `1 to ${SUBJECT_FIELD_LENGTHS[name]} characters (surrounding white space is trimmed), no control characters.`,
+});
+
+/** A parameter whose empty value means its default. */
+const emptyIsDefault = <Parameter extends object>(parameter: Parameter) => ({
+  ...parameter,
+  allowEmptyValue: true,
+});
+
 const generateParameters = [
-  query('days', `Validity in days, 1 to ${MAX_CERTIFICATE_DAYS}.`, {
-    type: 'integer',
-    default: 365,
-    minimum: 1,
-    maximum: MAX_CERTIFICATE_DAYS,
-  }),
-  query('digest', 'Signature digest (SHA1 is deprecated and reported).', {
-    type: 'string',
-    enum: ['SHA1', 'SHA256', 'SHA384', 'SHA512'],
-    default: 'SHA256',
-  }),
-  query('encryption', 'Key algorithm and size.', {
-    type: 'string',
-    enum: ['RSA', 'RSA:2048', 'RSA:4096'],
-    default: 'RSA:2048',
-  }),
+  emptyIsDefault(
+    query('days', `Validity in days, 1 to ${MAX_CERTIFICATE_DAYS}; empty is the default.`, {
+      type: 'integer',
+      default: 365,
+      minimum: 1,
+      maximum: MAX_CERTIFICATE_DAYS,
+    }),
+  ),
+  emptyIsDefault(
+    query('digest', 'Signature digest (SHA1 is deprecated and reported); empty is the default.', {
+      type: 'string',
+      enum: ['SHA1', 'SHA256', 'SHA384', 'SHA512'],
+      default: 'SHA256',
+    }),
+  ),
+  emptyIsDefault(
+    query('encryption', 'Key algorithm and size; empty is the default.', {
+      type: 'string',
+      enum: ['RSA', 'RSA:2048', 'RSA:4096'],
+      default: 'RSA:2048',
+    }),
+  ),
   query('country', 'Two-letter country code (C).', { type: 'string', pattern: '^[A-Za-z]{2}$' }),
-  query('state', 'State or province (ST), up to 128 characters.', { type: 'string' }),
-  query('location', 'City (L), up to 128 characters.', { type: 'string' }),
-  query('organization', 'Organization (O), up to 64 characters; commas and = stay inside the value.', {
-    type: 'string',
-  }),
-  query('organizationalUnit', 'Organizational unit (OU), up to 64 characters.', { type: 'string' }),
+  query('state', 'State or province (ST).', subjectText('state')),
+  query('location', 'City (L).', subjectText('location')),
+  query('organization', 'Organization (O); commas and = stay inside the value.', subjectText('organization')),
+  query('organizationalUnit', 'Organizational unit (OU).', subjectText('organizationalUnit')),
 ];
 
 /** OpenAPI description of the SAML configuration routes, relative to SAML_BASE_PATH. */
@@ -192,9 +229,7 @@ export const samlOpenApi: OpenApiFragment = {
         summary: 'Read all or some properties (defaults applied unless raw).',
         parameters: [
           domain,
-          query('keys', 'Comma-delimited property names; an unknown name is a 400 naming it.', {
-            type: 'string',
-          }),
+          query('keys', 'Comma-delimited property names; an unknown name is a 400 naming it.', keyList),
           query('raw', 'When true, defaults are not applied and only stored properties are returned.', {
             type: 'boolean',
             default: false,
@@ -216,7 +251,7 @@ export const samlOpenApi: OpenApiFragment = {
         security,
         summary: 'Import a whole configuration (JSON or SAMLProperties XML) or IdP metadata, atomically.',
         description:
-          'JSON and SAMLProperties replace every stored property; IdP metadata replaces the idp.* properties only. Import warnings are in `X-Saml-Warnings`.',
+          'JSON and SAMLProperties replace every stored property; IdP metadata replaces the idp.* properties only. Import warnings are in `X-Saml-Warnings`. The document comes either in the body or from `url`, never both (400).',
         parameters: [
           domain,
           ...urlParameters,
@@ -239,9 +274,7 @@ export const samlOpenApi: OpenApiFragment = {
         summary: 'Remove the listed properties, or all of them.',
         parameters: [
           domain,
-          query('keys', 'Comma-delimited names; when missing, every property is removed.', {
-            type: 'string',
-          }),
+          query('keys', 'Comma-delimited names; when missing or blank, every property is removed.', keyList),
         ],
         responses: { ...propertiesResponse('The stored properties left.'), ...storageFull },
       },

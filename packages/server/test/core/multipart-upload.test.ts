@@ -1,6 +1,7 @@
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { imageFacts, isNear, makePdf, pixelAt, solidImage } from '@collab-suite/preview-core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_MULTIPART_FIELDS, MAX_MULTIPART_FILES } from '../../src/http/multipart.js';
 import { createUploadBufferPool } from '../../src/http/upload-buffer-pool.js';
 import { detailOf } from '../preview/preview-test-support.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -134,6 +135,39 @@ describe('the upload reader (busboy), through the image and PDF upload routes', 
     const answer = await send(url(), body, form());
     expect(answer.status).toBe(200);
     expect(await pixelAt(answer.body, 40, 40)).toEqual([255, 0, 0, 255]);
+  });
+
+  it('answers 400 naming the limit when a body has more file parts or fields than it takes', async () => {
+    const others = (count: number, fileName?: string) =>
+      Array.from({ length: count }, (_, index) => ({
+        name: `other${index}`,
+        ...(fileName ? { fileName } : {}),
+        data: 'x',
+      }));
+    const tooManyFiles = multipart('xyz', [
+      ...others(MAX_MULTIPART_FILES, 'other.bin'),
+      { name: 'file', fileName: 'red.png', data: red },
+    ]);
+    const files = await send(url(), tooManyFiles, form());
+    expect(files.status).toBe(400);
+    expect(detailText(files)).toBe(
+      `expected at most ${MAX_MULTIPART_FILES} file parts in the multipart body but received more`,
+    );
+    const tooManyFields = multipart('xyz', [
+      ...others(MAX_MULTIPART_FIELDS + 1),
+      { name: 'file', fileName: 'red.png', data: red },
+    ]);
+    const fields = await send(url(), tooManyFields, form());
+    expect(fields.status).toBe(400);
+    expect(detailText(fields)).toContain(`at most ${MAX_MULTIPART_FIELDS} fields`);
+    // At the limits the upload is read.
+    const atLimits = multipart('xyz', [
+      ...others(MAX_MULTIPART_FILES - 1, 'other.bin'),
+      ...others(MAX_MULTIPART_FIELDS),
+      { name: 'file', fileName: 'red.png', data: red },
+    ]);
+    expect((await send(url(), atLimits, form())).status).toBe(200);
+    await expectStillServing();
   });
 
   it('accepts a chunked body without Content-Length', async () => {

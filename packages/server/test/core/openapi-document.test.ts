@@ -42,6 +42,21 @@ describe('/openapi.json for generated clients', () => {
     ]);
   });
 
+  it('answers 405 with Allow for a method a documented path does not have, and HEAD without a body', async () => {
+    const patch = await fetch(`${server.url}/preview/image/256x256/`, { method: 'PATCH' });
+    expect(patch.status).toBe(405);
+    expect(patch.headers.get('allow')).toBe('POST');
+    expect(((await patch.json()) as { detail: string }).detail).toContain('expected one of POST');
+    const stored = await fetch(`${server.url}/preview/pdf/00000000-0000-4000-8000-000000000001/1/`, {
+      method: 'DELETE',
+    });
+    expect(stored.headers.get('allow')).toBe('GET, HEAD');
+    expect((await fetch(`${server.url}/nowhere`, { method: 'PATCH' })).status).toBe(404);
+    const head = await fetch(`${server.url}/health/live/`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('makes ids from the method and the path', () => {
     expect(operationIdFor('put', '/rooms/{roomId}/members/{userId}/owner')).toBe(
       'putRoomsByRoomIdMembersByUserIdOwner',
