@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ChatStore,
-  createMemoryChatStore,
-  createXmppMirror,
-  type MirrorOperation,
-  type XmppMirror,
-} from '@collab-suite/chat-domain';
+import { type ChatStore, createMemoryChatStore, type MirrorOperation } from '@collab-suite/chat-domain';
 import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain/xmpp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDocumentedEjabberd } from './documented-ejabberd.js';
 
