@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 const packageSource = (name: string) =>
   fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url));
+/** The source of one subpath entry (`src/<entry>.ts`) of a package. */
+const packageEntry = (name: string, entry: string) =>
+  fileURLToPath(new URL(`./packages/${name}/src/${entry}.ts`, import.meta.url));
 
 export default defineConfig({
   resolve: {
@@ -11,13 +14,18 @@ export default defineConfig({
         new URL('./packages/preview-core/src/testing/index.ts', import.meta.url),
       ),
       '@collab-suite/preview-core': packageSource('preview-core'),
-      '@collab-suite/saml-config/testing': fileURLToPath(
-        new URL('./packages/saml-config/src/testing/index.ts', import.meta.url),
-      ),
+      '@collab-suite/saml-config/testing/vitest': packageEntry('saml-config', 'testing/vitest'),
+      '@collab-suite/saml-config/testing': packageEntry('saml-config', 'testing/index'),
+      '@collab-suite/saml-config/sqlite': packageEntry('saml-config', 'sqlite'),
+      '@collab-suite/saml-config/postgres': packageEntry('saml-config', 'postgres'),
       '@collab-suite/saml-config': packageSource('saml-config'),
-      '@collab-suite/chat-domain/testing': fileURLToPath(
-        new URL('./packages/chat-domain/src/testing.ts', import.meta.url),
-      ),
+      // Longer subpaths first: an alias also matches what continues it after a slash.
+      '@collab-suite/chat-domain/testing/vitest': packageEntry('chat-domain', 'testing/vitest'),
+      '@collab-suite/chat-domain/testing': packageEntry('chat-domain', 'testing'),
+      '@collab-suite/chat-domain/sqlite': packageEntry('chat-domain', 'sqlite'),
+      '@collab-suite/chat-domain/postgres': packageEntry('chat-domain', 'postgres'),
+      '@collab-suite/chat-domain/redis': packageEntry('chat-domain', 'redis'),
+      '@collab-suite/chat-domain/xmpp': packageEntry('chat-domain', 'xmpp'),
       '@collab-suite/chat-domain': packageSource('chat-domain'),
       '@collab-suite/webrtc-sfu/testing': fileURLToPath(
         new URL('./packages/webrtc-sfu/src/testing/index.ts', import.meta.url),

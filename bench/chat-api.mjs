@@ -60,8 +60,11 @@ async function runBareServer(payloadFile) {
  */
 async function runBareStoreServer(payloadFile, databaseFile) {
   const express = createRequire(path.join(root, 'packages/server/package.json'))('express');
-  const { createSqliteChatStore, timeOrderedUuid } = await import(
+  const { timeOrderedUuid } = await import(
     pathToFileURL(path.join(root, 'packages/chat-domain/dist/index.js')).href
+  );
+  const { createSqliteChatStore } = await import(
+    pathToFileURL(path.join(root, 'packages/chat-domain/dist/sqlite.js')).href
   );
   const store = createSqliteChatStore({ filename: databaseFile });
   const { created } = JSON.parse(readFileSync(payloadFile, 'utf8'));

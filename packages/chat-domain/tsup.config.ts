@@ -1,10 +1,16 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // The SQLite writer thread's entry sits beside the bundle that starts it.
+  // One entry per subpath of package.json `exports`; the SQLite writer thread's entry sits beside
+  // the bundle that starts it.
   entry: {
     index: 'src/index.ts',
+    sqlite: 'src/sqlite.ts',
+    postgres: 'src/postgres.ts',
+    redis: 'src/redis.ts',
+    xmpp: 'src/xmpp.ts',
     testing: 'src/testing.ts',
+    'testing/vitest': 'src/testing/vitest.ts',
     'sqlite-writer-worker': 'src/stores/sqlite-writer-worker.ts',
   },
   format: ['esm'],
@@ -12,5 +18,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  external: ['vitest'],
+  // Optional peer dependencies stay imports of the consumer's copies.
+  external: ['vitest', 'better-sqlite3', 'pg', 'ioredis'],
 });

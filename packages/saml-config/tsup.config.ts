@@ -1,10 +1,14 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  // The document reader thread's entry sits beside the bundle that starts it.
+  // One entry per subpath of package.json `exports`; the document reader thread's entry sits beside
+  // the bundle that starts it.
   entry: {
     index: 'src/index.ts',
+    sqlite: 'src/sqlite.ts',
+    postgres: 'src/postgres.ts',
     testing: 'src/testing/index.ts',
+    'testing/vitest': 'src/testing/vitest.ts',
     'read-document-worker': 'src/import/read-document-worker.ts',
   },
   format: ['esm'],
@@ -12,5 +16,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  external: ['vitest'],
+  // Optional peer dependencies stay imports of the consumer's copies.
+  external: ['vitest', 'better-sqlite3', 'pg'],
 });

@@ -1,4 +1,11 @@
+import type { ForwardedMessage, MemberToInsert, RoomCreationFields, RoomEditableFields } from './inputs.js';
 import type { Actor, Attachment, AttachmentsPage, Member, MemberInserted, Room } from './model.js';
+import type {
+  parseForwardMessages,
+  parseMemberToInsert,
+  parseRoomCreation,
+  parseRoomEdit,
+} from './parse-bodies.js';
 import type { BlobSweepResult } from './ports/blob-store.js';
 import type { AttachmentContent } from './service/attachments.js';
 import { createAttachmentOperations } from './service/attachments.js';
@@ -34,17 +41,18 @@ export interface ChatService {
     page: { limit: number; cursor?: string | undefined },
   ): Promise<{ rooms: Room[]; nextCursor: string | undefined }>;
   /**
-   * Creates a room (RoomCreationFields); the caller becomes an owner.
+   * Creates a room; the caller becomes an owner. HTTP layers parse a body with {@link parseRoomCreation}.
    * @throws ChatError `invalid_input`, `operation_not_allowed`, `room_full`, `one_to_one_exists`, `user_not_found`, `too_many_rooms`
    */
-  createRoom(actor: Actor, body: unknown): Promise<Room>;
+  createRoom(actor: Actor, fields: RoomCreationFields): Promise<Room>;
   /** A room with members and the caller's settings. @throws ChatError `room_not_found`, `not_a_member` */
   getRoom(actor: Actor, roomId: string): Promise<Room>;
   /**
-   * Renames or redescribes a group or temporary room (owners only).
+   * Renames or redescribes a group or temporary room (owners only). HTTP layers parse a body with
+   * {@link parseRoomEdit}.
    * @throws ChatError `invalid_input`, `room_not_found`, `not_a_member`, `operation_not_allowed`, `not_an_owner`
    */
-  updateRoom(actor: Actor, roomId: string, body: unknown): Promise<Room>;
+  updateRoom(actor: Actor, roomId: string, fields: RoomEditableFields): Promise<Room>;
   /**
    * Deletes a group or temporary room with its picture, attachments and settings (owners only).
    * @throws ChatError `room_not_found`, `not_a_member`, `forbidden`, `not_an_owner`
@@ -54,10 +62,11 @@ export interface ChatService {
   /** @throws ChatError `room_not_found`, `not_a_member` */
   listMembers(actor: Actor, roomId: string): Promise<Member[]>;
   /**
-   * Adds a member (MemberToInsert; owners only).
+   * Adds a member (owners only); `owner` and `historyCleared` default to false. HTTP layers parse a
+   * body with {@link parseMemberToInsert}, which requires all three fields as the original API does.
    * @throws ChatError `invalid_input`, `user_not_found`, `room_not_found`, `not_a_member`, `not_an_owner`, `operation_not_allowed`, `room_full`, `already_member`
    */
-  addMember(actor: Actor, roomId: string, body: unknown): Promise<MemberInserted>;
+  addMember(actor: Actor, roomId: string, member: MemberToInsert): Promise<MemberInserted>;
   /**
    * Removes a member (owners) or leaves (the caller); the last member leaving deletes the room.
    * @throws ChatError `room_not_found`, `not_a_member`, `not_an_owner`, `operation_not_allowed`, `member_not_found`, `last_owner`
@@ -105,10 +114,11 @@ export interface ChatService {
   deleteAttachment(actor: Actor, attachmentId: string): Promise<void>;
 
   /**
-   * Forwards messages (ForwardMessagesList) into a room, copying their attachments.
+   * Forwards messages into a room, copying their attachments. HTTP layers parse a body with
+   * {@link parseForwardMessages}; the configured limits are checked here.
    * @throws ChatError `invalid_input`, `room_not_found`, `not_a_member`, `attachment_not_found`, `blob_missing`, `dependency_failed`
    */
-  forwardMessages(actor: Actor, roomId: string, body: unknown): Promise<void>;
+  forwardMessages(actor: Actor, roomId: string, messages: readonly ForwardedMessage[]): Promise<void>;
 
   /** Deletes bytes left behind by earlier deletions that failed midway; returns how many. */
   purgeDeletedBlobs(): Promise<number>;

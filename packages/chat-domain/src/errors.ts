@@ -1,6 +1,6 @@
 /**
- * Every reason a chat operation can fail. The server maps each code to one HTTP status in an
- * exhaustive table, so adding a code here does not compile until it has a status there.
+ * Every reason a chat operation can fail. {@link chatErrorHttpStatus} maps each code to one HTTP
+ * status in an exhaustive table, so adding a code here does not compile until it has a status there.
  */
 export const chatErrorCodes = [
   /** A body, header or query value has the wrong shape or type. */
@@ -75,6 +75,11 @@ export const chatErrorCodes = [
   'media_failed',
   /** No media server can take the meeting now (all full or none alive); `details.retryAfterSeconds`. */
   'media_unavailable',
+  /**
+   * An entry's driver, an optional peer dependency, is not installed (better-sqlite3 for `/sqlite`, pg
+   * for `/postgres`, ioredis for `/redis`); `details.package` names the package to install.
+   */
+  'driver_missing',
 ] as const;
 
 /** One of {@link chatErrorCodes}. */

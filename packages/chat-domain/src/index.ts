@@ -3,8 +3,6 @@ export { createEventMessageDispatcher } from './adapters/event-message-dispatche
 export { createHttpUserDirectory, type HttpUserDirectoryOptions } from './adapters/http-user-directory.js';
 export { createMemoryBlobStore, type MemoryBlobStore } from './adapters/memory-blob-store.js';
 export { createMemoryEventBus, type MemoryEventBusOptions } from './adapters/memory-event-bus.js';
-export { openRedisEventBus, type RedisEventBusOptions } from './adapters/redis-event-bus.js';
-export { redisEventBusOptionsSchema } from './adapters/redis-event-bus-options.js';
 export { type ChatService, createChatService } from './chat-service.js';
 export {
   ChatError,
@@ -22,22 +20,30 @@ export type {
   RoomMessagePayload,
   SystemMessageOperation,
 } from './events.js';
+export { chatErrorHttpStatus, httpStatusOf, retryAfterSecondsOf } from './http-status.js';
 export { isUuid, oneToOneKey, timeOrderedUuid } from './ids.js';
 export { detectImageType } from './image-sniff.js';
 export {
   extraFieldsSchema,
+  type ForwardedMessage,
   type ForwardMessageInput,
   forwardMessageSchema,
   isStorableText,
+  type MemberToInsert,
   type MemberToInsertInput,
   maxRoomDescriptionLength,
   maxRoomNameLength,
+  memberToInsertFieldsSchema,
   memberToInsertSchema,
   parseInput,
+  type RoomCreationFields,
   type RoomCreationInput,
+  type RoomEditableFields,
   type RoomEditableInput,
   type RoomExtraField,
+  roomCreationFieldsSchema,
   roomCreationSchema,
+  roomEditableFieldsSchema,
   roomEditableSchema,
   roomExtraFields,
 } from './inputs.js';
@@ -122,6 +128,12 @@ export type {
   RoomUserSettingsRecord,
 } from './model.js';
 export { roomTypes } from './model.js';
+export {
+  parseForwardMessages,
+  parseMemberToInsert,
+  parseRoomCreation,
+  parseRoomEdit,
+} from './parse-bodies.js';
 export type {
   BlobPutOptions,
   BlobSource,
@@ -192,25 +204,4 @@ export {
   fileUploadSchema,
 } from './service/uploads.js';
 export { createMemoryChatStore } from './stores/memory-chat-store.js';
-export {
-  openPostgresChatStore,
-  type PostgresChatStore,
-  type PostgresChatStoreOptions,
-  type PostgresPoolStats,
-} from './stores/postgres-chat-store.js';
 export { postgresUnavailableReason } from './stores/postgres-unavailable.js';
-export { createSqliteChatStore, type SqliteChatStoreOptions } from './stores/sqlite-chat-store.js';
-export {
-  createEjabberdAdminClient,
-  type EjabberdAdminClient,
-  type EjabberdAdminClientOptions,
-} from './xmpp/ejabberd-admin-client.js';
-export { mirroredRoomOptions, type RoomSyncChanges, type XmppNames } from './xmpp/muc-room-sync.js';
-export { createXmppMirror, type XmppMirror } from './xmpp/xmpp-mirror.js';
-export {
-  type ResolvedXmppMirrorOptions,
-  type XmppMirrorOptions,
-  xmppMirrorOptionsSchema,
-} from './xmpp/xmpp-mirror-options.js';
-export type { ResyncReport } from './xmpp/xmpp-resync.js';
-export { escapeXml, messageStanza, operationNamespace, type StanzaAddressing } from './xmpp/xmpp-stanzas.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatError } from './errors.js';
 import { isUuid } from './ids.js';
-import { roomTypes } from './model.js';
+import { type RoomType, roomTypes } from './model.js';
 
 /** Longest room name, as in the original's API definition. */
 export const maxRoomNameLength = 128;
@@ -108,6 +108,10 @@ export function describeReceived(value: unknown): string {
 
 function formatIssue(issue: z.core.$ZodIssue, input: unknown): string {
   const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const names = issue.keys.map((key) => `\`${path === '' ? key : `${path}.${key}`}\``).join(', ');
+    return `unknown ${issue.keys.length === 1 ? 'key' : 'keys'} ${names}`;
+  }
   let received: unknown = input;
   for (const key of issue.path) {
     received =
@@ -140,3 +144,56 @@ export function parseInput<Schema extends z.ZodType>(
     },
   });
 }
+
+/**
+ * What {@link ChatService.createRoom} takes (the original's RoomCreationFields). `membersIds`
+ * defaults to none; `type` is compared without regard to case.
+ */
+export interface RoomCreationFields {
+  type: RoomType;
+  /** 1 to {@link maxRoomNameLength} characters. */
+  name?: string | undefined;
+  /** Up to {@link maxRoomDescriptionLength} characters. */
+  description?: string | undefined;
+  /** UUIDs of the users invited with the caller. @default [] */
+  membersIds?: readonly string[] | undefined;
+}
+
+/** What {@link ChatService.updateRoom} takes (RoomEditableFields); an absent field stays as it is. */
+export interface RoomEditableFields {
+  name?: string | undefined;
+  description?: string | undefined;
+}
+
+/**
+ * What {@link ChatService.addMember} takes. The HTTP API (MemberToInsert, {@link parseMemberToInsert})
+ * requires all three fields; the library defaults `owner` and `historyCleared` to false, so
+ * `addMember(actor, roomId, { userId })` adds a plain member who sees the room's history.
+ */
+export interface MemberToInsert {
+  userId: string;
+  /** @default false */
+  owner?: boolean | undefined;
+  /** @default false */
+  historyCleared?: boolean | undefined;
+}
+
+/** One message of {@link ChatService.forwardMessages} (an item of ForwardMessagesList). */
+export interface ForwardedMessage {
+  /** The XMPP message stanza to forward (at most `limits.maxOriginalMessageLength` characters). */
+  originalMessage: string;
+  /** ISO 8601 date-time with an offset. */
+  originalMessageSentAt?: string | undefined;
+  description?: string | undefined;
+}
+
+/** The service's check of {@link RoomCreationFields}: the HTTP shape, refusing unknown keys. */
+export const roomCreationFieldsSchema = z.strictObject(roomCreationSchema.shape);
+/** The service's check of {@link RoomEditableFields}. */
+export const roomEditableFieldsSchema = z.strictObject(roomEditableSchema.shape);
+/** The service's check of {@link MemberToInsert}: `owner` and `historyCleared` default to false. */
+export const memberToInsertFieldsSchema = z.strictObject({
+  userId: uuid,
+  owner: z.boolean().default(false),
+  historyCleared: z.boolean().default(false),
+});

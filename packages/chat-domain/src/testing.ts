@@ -1,12 +1,11 @@
-export { describeBlobStoreConformance } from './testing/blob-store-conformance.js';
-export { describeChatStoreConformance } from './testing/chat-store-conformance.js';
+// The `@collab-suite/chat-domain/testing` entry: plain helpers usable from any test runner (nothing
+// here imports vitest). The vitest conformance suites are in `@collab-suite/chat-domain/testing/vitest`.
 export {
   type EjabberdConfigurationInput,
   ejabberdConfiguration,
   ejabberdConfigurationFromDocument,
   hs256JsonWebKey,
 } from './testing/ejabberd-configuration.js';
-export { describeEventBusConformance, type EventBusPair } from './testing/event-bus-conformance.js';
 export {
   attachmentFixture,
   eventually,
@@ -15,16 +14,7 @@ export {
   waitUntil,
 } from './testing/fixtures.js';
 export { freeLoopbackPort } from './testing/free-port.js';
-export {
-  describeMediaServerConformance,
-  type MediaServerOffers,
-} from './testing/media-server-conformance.js';
-export {
-  describeMeetingStoreConformance,
-  meetingFixture,
-  participantFixture,
-} from './testing/meeting-store-conformance.js';
-export { describeMirrorOutboxConformance } from './testing/mirror-outbox-conformance.js';
+export { meetingFixture, participantFixture } from './testing/meeting-fixtures.js';
 export {
   type PrivateEjabberd,
   type PrivateEjabberdOptions,
@@ -32,4 +22,3 @@ export {
 } from './testing/private-ejabberd.js';
 export { type PrivatePostgres, startPrivatePostgres } from './testing/private-postgres.js';
 export { type PrivateRedis, type PrivateRedisOptions, startPrivateRedis } from './testing/private-redis.js';
-export { describeRoomLockConformance } from './testing/room-lock-conformance.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDiskBlobStore, createMemoryBlobStore } from '@collab-suite/chat-domain';
-import { describeBlobStoreConformance } from '@collab-suite/chat-domain/testing';
+import { describeBlobStoreConformance } from '@collab-suite/chat-domain/testing/vitest';
 import { describe, expect, it } from 'vitest';
 
 describeBlobStoreConformance('memory', async () => createMemoryBlobStore());

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { createMemoryEventBus, openRedisEventBus } from '@collab-suite/chat-domain';
-import {
-  describeEventBusConformance,
-  eventually,
-  startPrivateRedis,
-  waitUntil,
-} from '@collab-suite/chat-domain/testing';
+import { createMemoryEventBus } from '@collab-suite/chat-domain';
+import { openRedisEventBus } from '@collab-suite/chat-domain/redis';
+import { eventually, startPrivateRedis, waitUntil } from '@collab-suite/chat-domain/testing';
+import { describeEventBusConformance } from '@collab-suite/chat-domain/testing/vitest';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isChatError, openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain';
+import { isChatError } from '@collab-suite/chat-domain';
+import { openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTestDatabaseUrl } from './postgres-helper.js';
 

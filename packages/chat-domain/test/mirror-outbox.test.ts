@@ -2,16 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createMemoryChatStore,
-  createSqliteChatStore,
-  openPostgresChatStore,
-} from '@collab-suite/chat-domain';
-import {
-  describeMirrorOutboxConformance,
-  memberFixture,
-  roomFixture,
-} from '@collab-suite/chat-domain/testing';
+import { createMemoryChatStore } from '@collab-suite/chat-domain';
+import { openPostgresChatStore } from '@collab-suite/chat-domain/postgres';
+import { createSqliteChatStore } from '@collab-suite/chat-domain/sqlite';
+import { memberFixture, roomFixture } from '@collab-suite/chat-domain/testing';
+import { describeMirrorOutboxConformance } from '@collab-suite/chat-domain/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTestDatabaseUrl, truncateChatTables } from './postgres-helper.js';
 

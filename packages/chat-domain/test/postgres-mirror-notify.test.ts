@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain';
+import { openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { eventually, memberFixture, roomFixture, waitUntil } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

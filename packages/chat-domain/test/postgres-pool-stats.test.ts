@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openPostgresChatStore } from '../src/index.js';
+import { openPostgresChatStore } from '../src/postgres.js';
 import { chatTestDatabaseUrl } from './postgres-helper.js';
 
 describe('PostgreSQL chat store pool statistics', () => {

@@ -4,8 +4,8 @@ import {
   type ChatStore,
   checkMemberRemoval,
   createChatService,
-  openPostgresChatStore,
 } from '@collab-suite/chat-domain';
+import { openPostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { memberFixture, roomFixture, waitUntil } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -14,7 +14,7 @@ function service(maxRoomsPerUser?: number) {
 
 const actor = () => ({ userId: randomUUID() });
 const group = (members: { userId: string }[]) => ({
-  type: 'group',
+  type: 'group' as const,
   name: 'Room',
   membersIds: members.map((member) => member.userId),
 });

@@ -4,7 +4,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createSqliteChatStore, isChatError, type RoomRecord } from '@collab-suite/chat-domain';
+import { isChatError, type RoomRecord } from '@collab-suite/chat-domain';
+import { createSqliteChatStore } from '@collab-suite/chat-domain/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const packageRoot = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -142,7 +143,7 @@ describe('writes on the writer thread', () => {
   it('keeps the process alive only while a write is pending, refused ones included', async () => {
     // A process that writes, has one write refused and never closes the store must still end.
     const script = join(folder, 'exits.mts');
-    const storeModule = pathToFileURL(join(packageRoot, 'src/index.ts')).href;
+    const storeModule = pathToFileURL(join(packageRoot, 'src/sqlite.ts')).href;
     await writeFile(
       script,
       `import { createSqliteChatStore } from ${JSON.stringify(storeModule)};

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSqliteChatStore } from '@collab-suite/chat-domain';
+import { createSqliteChatStore } from '@collab-suite/chat-domain/sqlite';
 import { memberFixture, roomFixture } from '@collab-suite/chat-domain/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventLoopTicks } from '../../../test-support/event-loop-ticks.js';

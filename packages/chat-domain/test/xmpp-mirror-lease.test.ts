@@ -1,13 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type ChatStore,
-  createMemoryChatStore,
-  createXmppMirror,
-  type MirrorOperation,
-  openPostgresChatStore,
-  type XmppMirror,
-} from '@collab-suite/chat-domain';
+import { type ChatStore, createMemoryChatStore, type MirrorOperation } from '@collab-suite/chat-domain';
+import { openPostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain/xmpp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDocumentedEjabberd } from './documented-ejabberd.js';
 import { chatTestDatabaseUrl, truncateChatTables } from './postgres-helper.js';

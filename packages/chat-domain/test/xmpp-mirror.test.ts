@@ -2,15 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type ChatService,
-  type ChatStore,
-  createChatService,
-  createSqliteChatStore,
-  createXmppMirror,
-  type XmppMirror,
-} from '@collab-suite/chat-domain';
+import { type ChatService, type ChatStore, createChatService } from '@collab-suite/chat-domain';
+import { createSqliteChatStore } from '@collab-suite/chat-domain/sqlite';
 import { eventually, type PrivateEjabberd } from '@collab-suite/chat-domain/testing';
+import { createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain/xmpp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDocumentedEjabberd } from './documented-ejabberd.js';
 

@@ -1,6 +1,6 @@
 /**
- * Every reason a SAML configuration operation can fail. The server maps each code to one HTTP status
- * in an exhaustive table, so adding a code here does not compile until it has a status there.
+ * Every reason a SAML configuration operation can fail. {@link samlConfigErrorHttpStatus} maps each
+ * code to one HTTP status in an exhaustive table, so a new code does not compile until it has one.
  */
 export const samlConfigErrorCodes = [
   /** The `{domain}` is not a syntactically valid domain name. */
@@ -40,6 +40,11 @@ export const samlConfigErrorCodes = [
   'invalid_options',
   /** The properties cannot be expressed in a toolkit's settings (sha384 for node-saml, no usable SSO binding; `details.errors`). */
   'not_mappable',
+  /**
+   * An entry's driver, an optional peer dependency, is not installed (better-sqlite3 for `/sqlite`, pg
+   * for `/postgres`); `details.package` names the package to install.
+   */
+  'driver_missing',
 ] as const;
 
 /** One of {@link samlConfigErrorCodes}. */

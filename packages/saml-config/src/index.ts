@@ -27,12 +27,15 @@ export {
 export { type GeneratedCertificate, generateCertificate } from './generate/generate-certificate.js';
 export {
   type CertificateDigest,
+  type CertificateOptions,
+  checkCertificateOptions,
   type GenerateParameters,
   MAX_CERTIFICATE_DAYS,
   parseGenerateParameters,
   SUBJECT_FIELD_LENGTHS,
   SUBJECT_TEXT_PATTERN,
 } from './generate/generate-parameters.js';
+export { httpStatusOf, retryAfterSecondsOf, samlConfigErrorHttpStatus } from './http-status.js';
 export {
   type DocumentFormat,
   type ReadDocument,
@@ -56,7 +59,13 @@ export {
   MAX_IDP_ALTERNATIVES,
 } from './model/idp-alternatives.js';
 export { type SamlIssue, summarizeIssues } from './model/issues.js';
-export { type ParsedProperties, parseProperties, parsePropertyKeyList } from './model/parse-properties.js';
+export {
+  type ParsedProperties,
+  parseProperties,
+  parsePropertyKeyList,
+  parsePropertyUpdate,
+  type SamlPropertyUpdate,
+} from './model/parse-properties.js';
 export {
   authnContextComparisons,
   digestAlgorithms,
@@ -86,19 +95,7 @@ export {
   samlConfigServiceOptionsSchema,
 } from './service/service-options.js';
 export { createMemorySamlPropertyStore } from './store/memory-property-store.js';
-export {
-  createPostgresSamlPropertyStore,
-  type PostgresPoolStats,
-  type PostgresSamlPropertyStore,
-  type PostgresSamlPropertyStoreOptions,
-  postgresSamlPropertyStoreOptionsSchema,
-} from './store/postgres-property-store.js';
 export type { SamlPropertyChange, SamlPropertyStore } from './store/property-store.js';
-export {
-  createSqliteSamlPropertyStore,
-  type SqliteSamlPropertyStoreOptions,
-  sqliteSamlPropertyStoreOptionsSchema,
-} from './store/sqlite-property-store.js';
 export type { NodeSamlConfig } from './toolkits/node-saml-config.js';
 export { type ToNodeSamlConfigOptions, toNodeSamlConfig } from './toolkits/to-node-saml-config.js';
 export {

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ChatError } from '../errors.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type { BlobPutOptions, BlobSource, BlobStore, StoredBlob } from '../ports/blob-store.js';
 import { assertBlobKey, blobTooLarge } from './blob-keys.js';
 import { sweepDiskBlobs } from './disk-blob-sweep.js';
@@ -55,6 +56,7 @@ function byteLimit(maxBytes: number): Transform {
  *   (`ENOSPC`, `EDQUOT`)
  */
 export function createDiskBlobStore(options: DiskBlobStoreOptions): BlobStore {
+  refuseUnknownOptions(options, ['directory'], 'createDiskBlobStore');
   const root = resolve(options.directory);
   const pathOf = (key: string) => {
     assertBlobKey(key);

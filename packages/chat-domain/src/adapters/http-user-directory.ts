@@ -1,4 +1,5 @@
 import { ChatError } from '../errors.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type { UserDirectory } from '../ports/user-directory.js';
 
 /** Options of {@link createHttpUserDirectory}. */
@@ -18,6 +19,11 @@ export interface HttpUserDirectoryOptions {
  * does not; anything else (or no answer in time) is `dependency_failed`.
  */
 export function createHttpUserDirectory(options: HttpUserDirectoryOptions): UserDirectory {
+  refuseUnknownOptions(
+    options,
+    ['baseUrl', 'userPath', 'forwardCredentials', 'timeoutMs'],
+    'createHttpUserDirectory',
+  );
   const userPath = options.userPath ?? '/users/id/{id}';
   const forward = options.forwardCredentials ?? 'bearer';
   const timeoutMs = options.timeoutMs ?? 3000;

@@ -1,4 +1,5 @@
 import type { EventDelivery } from '../events.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type {
   EventBus,
   EventListener,
@@ -84,6 +85,7 @@ export interface MemoryEventBusOptions {
  * before it resolves. Nothing is ever missed, so it never sends a resync signal.
  */
 export function createMemoryEventBus(options: MemoryEventBusOptions = {}): EventBus {
+  refuseUnknownOptions(options, ['onListenerError'], 'createMemoryEventBus');
   const registry = new ListenerRegistry();
   const onListenerError = options.onListenerError ?? (() => {});
   return {

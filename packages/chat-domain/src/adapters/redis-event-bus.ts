@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadDriver } from '../drivers.js';
 import { ChatError } from '../errors.js';
 import type { EventBus, EventBusHealth } from '../ports/event-bus.js';
 import {
@@ -80,8 +81,9 @@ export async function openRedisEventBus(options: RedisEventBusOptions): Promise<
   const resolved = resolveRedisEventBusOptions(options);
   const onError = resolved.onError ?? (() => {});
   const connectionOptions = redisConnectionOptions(resolved);
-  const publisher = new Redis(resolved.url, connectionOptions);
-  const subscriber = new Redis(resolved.url, connectionOptions);
+  const { Redis: RedisClient } = loadDriver<typeof import('ioredis')>('ioredis');
+  const publisher: Redis = new RedisClient(resolved.url, connectionOptions);
+  const subscriber: Redis = new RedisClient(resolved.url, connectionOptions);
   reportFirstErrorOfEachOutage(publisher, onError);
   reportFirstErrorOfEachOutage(subscriber, onError);
   const channels: RedisBusChannels = {

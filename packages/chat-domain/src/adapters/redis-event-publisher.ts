@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { ReplyError } from 'ioredis';
+import { loadDriver } from '../drivers.js';
 import type { EventDelivery } from '../events.js';
 import type { ResyncReason } from '../ports/event-bus.js';
 import { EventBacklog, type LostUsers } from './event-backlog.js';
@@ -74,7 +74,7 @@ export function createRedisEventPublisher(
     }
     for (const [index, [error]] of results.entries()) {
       if (error === null) continue;
-      if (!(error instanceof ReplyError)) {
+      if (!(error instanceof loadDriver<typeof import('ioredis')>('ioredis').ReplyError)) {
         // The connection failed: what Redis did not confirm is kept (it may arrive twice).
         backlog.putBack(taken, index);
         return false;

@@ -13,7 +13,7 @@ import type { MediaServer } from './media-server.js';
 import { createMemoryMediaServer } from './memory-media-server.js';
 
 /** Limits of the meeting service; each has a default and a reason. */
-export const meetingLimitsSchema = z.object({
+export const meetingLimitsSchema = z.strictObject({
   /**
    * Participants of one meeting: each one costs an audio decode in the mix and a forwarded stream
    * per watcher. 100 is the original's video room size (`publishers 100`). @default 100
@@ -24,7 +24,7 @@ export const meetingLimitsSchema = z.object({
 });
 
 /** Options of {@link createMeetingService}. The store is the chat store: meetings live in rooms. */
-export const meetingServiceOptionsSchema = z.object({
+export const meetingServiceOptionsSchema = z.strictObject({
   store: portSchema<ChatStore>('ChatStore', 'insertMeeting'),
   /** The chat service's bus, so that meeting events reach the same sessions. @default an in-process bus */
   events: portSchema<EventBus>('EventBus', 'publish').optional(),

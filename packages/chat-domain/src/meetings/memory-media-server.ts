@@ -1,4 +1,5 @@
 import { ChatError } from '../errors.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type { MediaServer, MediaServerEvent, MediaStreamRef } from './media-server.js';
 import type { IceServerConfig, MediaType } from './meeting-model.js';
 
@@ -44,6 +45,7 @@ function requireSdp(sdp: string): void {
 
 /** Creates a {@link MemoryMediaServer}. A description is well formed when it starts with `v=0`. */
 export function createMemoryMediaServer(options: MemoryMediaServerOptions = {}): MemoryMediaServer {
+  refuseUnknownOptions(options, ['maxParticipants', 'iceServers'], 'createMemoryMediaServer');
   const maxParticipants = options.maxParticipants ?? 100;
   const meetings = new Map<string, Map<string, MemoryMediaParticipant>>();
   const listeners = new Set<(event: MediaServerEvent) => void>();

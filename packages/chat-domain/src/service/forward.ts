@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChatError } from '../errors.js';
 import type { RoomMessagePayload } from '../events.js';
-import { forwardMessageSchema, parseInput, storableText } from '../inputs.js';
+import { type ForwardedMessage, forwardMessageSchema, parseInput, storableText } from '../inputs.js';
 import type { Actor, AttachmentRecord } from '../model.js';
 import type { ServiceContext } from './context.js';
 import { inspectOriginalMessage } from './original-message.js';
@@ -22,7 +22,8 @@ export function createForwardOperations(
   const { store, blobs, clock, limits } = context;
   const bodySchema = z
     .array(
-      forwardMessageSchema.extend({
+      z.strictObject({
+        ...forwardMessageSchema.shape,
         originalMessage: storableText(z.string().min(1).max(limits.maxOriginalMessageLength)),
       }),
     )
@@ -67,9 +68,13 @@ export function createForwardOperations(
    * Checks every item (XML, attachment existence, the caller's membership of its room) before
    * anything is copied or sent, then copies and delivers them in order.
    */
-  async function forwardMessages(actor: Actor, roomId: string, body: unknown): Promise<void> {
+  async function forwardMessages(
+    actor: Actor,
+    roomId: string,
+    messages: readonly ForwardedMessage[],
+  ): Promise<void> {
     const { room } = await context.roomAsMember(actor, roomId);
-    const items = parseInput(bodySchema, body, 'forward');
+    const items = parseInput(bodySchema, messages, 'forward');
     const planned: PlannedForward[] = [];
     for (const item of items) {
       const facts = inspectOriginalMessage(item.originalMessage);

@@ -1,6 +1,6 @@
 import { ChatError } from '../errors.js';
 import { parseId } from '../ids.js';
-import { memberToInsertSchema, parseInput } from '../inputs.js';
+import { type MemberToInsert, memberToInsertFieldsSchema, parseInput } from '../inputs.js';
 import type { Actor, Member, MemberInserted, MemberRecord } from '../model.js';
 import type { LockedRoom } from '../ports/locked-room.js';
 import {
@@ -44,10 +44,10 @@ export function createMemberOperations(
     return (await store.listMembers(room.id)).map(memberView);
   }
 
-  async function addMember(actor: Actor, roomId: string, body: unknown): Promise<MemberInserted> {
+  async function addMember(actor: Actor, roomId: string, member: MemberToInsert): Promise<MemberInserted> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
-    const input = parseInput(memberToInsertSchema, body, 'member');
+    const input = parseInput(memberToInsertFieldsSchema, member, 'member');
     if (!(await context.users.userExists(input.userId, actor))) {
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }

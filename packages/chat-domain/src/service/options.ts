@@ -15,7 +15,7 @@ import { createOpenUserDirectory, type UserDirectory } from '../ports/user-direc
 import { createMemoryChatStore } from '../stores/memory-chat-store.js';
 
 /** Limits of the chat service; each has a default and a reason. */
-export const chatLimitsSchema = z.object({
+export const chatLimitsSchema = z.strictObject({
   /** Most people in a group or temporary room: bounds the fan-out of every room event (the original's maxGroupMembers). @default 128 */
   maxRoomMembers: z.number().int().min(2).default(128),
   /**
@@ -57,7 +57,7 @@ export const chatLimitsSchema = z.object({
 });
 
 /** Options of {@link createChatService}; every port defaults to its in-memory implementation. */
-export const chatServiceOptionsSchema = z.object({
+export const chatServiceOptionsSchema = z.strictObject({
   /** @default an in-memory store */
   store: portSchema<ChatStore>('ChatStore', 'insertRoom').optional(),
   /** @default an in-memory blob store */

@@ -1,5 +1,12 @@
 import { ChatError, isChatError } from '../errors.js';
-import { extraFieldsSchema, parseInput, roomCreationSchema, roomEditableSchema } from '../inputs.js';
+import {
+  extraFieldsSchema,
+  parseInput,
+  type RoomCreationFields,
+  type RoomEditableFields,
+  roomCreationFieldsSchema,
+  roomEditableFieldsSchema,
+} from '../inputs.js';
 import type { Actor, MemberRecord, Room, RoomRecord } from '../model.js';
 import type { RoomCursor } from '../ports/chat-store.js';
 import type { OutboxMessage } from '../ports/mirror-outbox.js';
@@ -34,8 +41,8 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 export function createRoomOperations(context: ServiceContext) {
   const { store, clock, limits } = context;
 
-  async function createRoom(actor: Actor, body: unknown): Promise<Room> {
-    const input = parseInput(roomCreationSchema, body, 'room');
+  async function createRoom(actor: Actor, fields: RoomCreationFields): Promise<Room> {
+    const input = parseInput(roomCreationFieldsSchema, fields, 'room');
     const plan = planRoomCreation(input, actor.userId, limits);
     if (plan.oneToOneKey !== undefined && (await store.findOneToOneRoom(plan.oneToOneKey))) {
       throw new ChatError(
@@ -119,9 +126,9 @@ export function createRoomOperations(context: ServiceContext) {
     return roomView(room, members.map(memberView), settings ?? null);
   }
 
-  async function updateRoom(actor: Actor, roomId: string, body: unknown): Promise<Room> {
+  async function updateRoom(actor: Actor, roomId: string, fields: RoomEditableFields): Promise<Room> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
-    const input = parseInput(roomEditableSchema, body, 'room changes');
+    const input = parseInput(roomEditableFieldsSchema, fields, 'room changes');
     const changes = planRoomUpdate(room, caller, input);
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {

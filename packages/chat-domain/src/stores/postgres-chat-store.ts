@@ -1,6 +1,8 @@
+import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import pg from 'pg';
+import { loadDriver } from '../drivers.js';
 import type { Member, RoomListing } from '../model.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import type { MeetingCoordination } from '../ports/meeting-coordination.js';
 import { roomColumns, throwConstraintViolation } from './constraint-violations.js';
@@ -86,8 +88,16 @@ function translatePostgresError(error: unknown, roomId: string, userId?: string)
  * connections, a server shutting down or starting, no connection or answer in time)
  */
 export async function openPostgresChatStore(options: PostgresChatStoreOptions): Promise<PostgresChatStore> {
+  refuseUnknownOptions(
+    options,
+    'pool' in options
+      ? ['pool']
+      : ['connectionString', 'maxConnections', 'connectionTimeoutMs', 'queryTimeoutMs'],
+    'openPostgresChatStore',
+  );
+  const driver = loadDriver<typeof pg>('pg');
   const ownsPool = !('pool' in options);
-  const pool: Pool = 'pool' in options ? options.pool : new pg.Pool(poolConfig(options));
+  const pool: Pool = 'pool' in options ? options.pool : new driver.Pool(poolConfig(options));
   survivePostgresErrors(pool);
   const connection = connectionOf(pool);
   try {
@@ -107,7 +117,7 @@ export async function openPostgresChatStore(options: PostgresChatStoreOptions): 
 
   const context: PostgresContext = { pool, rows, transaction, translate: translatePostgresError };
   const mirrorListener = createPostgresMirrorListener({
-    newClient: () => new pg.Client({ ...connection, application_name: mirrorListenerApplicationName }),
+    newClient: () => new driver.Client({ ...connection, application_name: mirrorListenerApplicationName }),
   });
   let closed = false;
   return guardPostgresAvailability<PostgresChatStore>({

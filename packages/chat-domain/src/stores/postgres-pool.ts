@@ -1,5 +1,6 @@
+import type pg from 'pg';
 import type { Pool, PoolClient } from 'pg';
-import pg from 'pg';
+import { loadDriver } from '../drivers.js';
 import { postgresUnavailableReason } from './postgres-unavailable.js';
 
 /** What {@link poolConfig} needs of the store's options. */
@@ -54,7 +55,7 @@ export async function withOwnClient<T>(
   work: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
   const { query_timeout: _queryTimeout, ...unbounded } = connection;
-  const client = new pg.Client(unbounded);
+  const client = new (loadDriver<typeof pg>('pg').Client)(unbounded);
   client.on('error', () => {});
   await client.connect();
   try {

@@ -1,3 +1,4 @@
+import { refuseUnknownOptions } from '../option-schemas.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { type ChatStoreWithoutRoomLock, withInProcessRoomLock } from './in-process-room-lock.js';
 import { claimSqliteFile } from './sqlite-file-claim.js';
@@ -123,6 +124,7 @@ function createThreadedSqliteChatStore(filename: string): ChatStoreWithoutRoomLo
  * wait for them; that thread keeps the process alive only while a write is pending.
  */
 export function createSqliteChatStore(options: SqliteChatStoreOptions): ChatStore {
+  refuseUnknownOptions(options, ['filename', 'writerThread'], 'createSqliteChatStore');
   const { filename } = options;
   if (filename === ':memory:') return withInProcessRoomLock(openSqliteStoreCore(filename, 'exclusive').store);
   const release = claimSqliteFile(filename);

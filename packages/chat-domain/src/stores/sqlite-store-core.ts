@@ -1,5 +1,6 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import type { Database, Statement } from 'better-sqlite3';
-import BetterSqlite3 from 'better-sqlite3';
+import { loadDriver } from '../drivers.js';
 import type { MemberRecord, RoomListing, RoomRecord, RoomUserSettingsRecord } from '../model.js';
 import type { RoomChanges, RoomPage } from '../ports/chat-store.js';
 import type { OutboxMessage } from '../ports/mirror-outbox.js';
@@ -104,7 +105,8 @@ export interface SqliteStoreCore {
  * on the calling thread: better-sqlite3, WAL, foreign keys on, member lists cached in memory.
  */
 export function openSqliteStoreCore(filename: string, role: SqliteConnectionRole): SqliteStoreCore {
-  const database: Database = new BetterSqlite3(filename);
+  const Sqlite = loadDriver<typeof BetterSqlite3>('better-sqlite3');
+  const database: Database = new Sqlite(filename);
   // Exclusive: one connection owns the file, so no other can change members behind the cache. Shared
   // (reader and writer): the writer's changes reach the reader's cache through `forgetMembers`.
   if (role === 'exclusive') database.pragma('locking_mode = EXCLUSIVE');

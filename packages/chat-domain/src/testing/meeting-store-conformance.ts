@@ -1,41 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MeetingRecord, ParticipantRecord } from '../meetings/meeting-model.js';
+import type { MeetingRecord } from '../meetings/meeting-model.js';
 import type { ChatStore } from '../ports/chat-store.js';
 import { memberFixture, roomFixture } from './fixtures.js';
+import { meetingFixture, participantFixture } from './meeting-fixtures.js';
 
 const t0 = Date.parse('2024-05-01T10:00:00.000Z');
-
-/** A permanent, inactive meeting record of `roomId` created at `at`. */
-export function meetingFixture(
-  roomId: string,
-  at: number,
-  overrides: Partial<MeetingRecord> = {},
-): MeetingRecord {
-  return {
-    id: randomUUID(),
-    roomId,
-    name: 'Stand-up',
-    meetingType: 'permanent',
-    expiration: null,
-    active: false,
-    startedAt: null,
-    createdAt: new Date(at),
-    ...overrides,
-  };
-}
-
-/** A participant record with every stream off, joined at `at`. */
-export function participantFixture(userId: string, at: number, queueId = randomUUID()): ParticipantRecord {
-  return {
-    userId,
-    queueId,
-    audioStreamEnabled: false,
-    videoStreamEnabled: false,
-    screenStreamEnabled: false,
-    joinedAt: new Date(at),
-  };
-}
 
 /**
  * Registers the meeting behaviour every {@link ChatStore} must have (its {@link MeetingStore} part).

@@ -1,4 +1,5 @@
 import { ChatError } from '../errors.js';
+import { refuseUnknownOptions } from '../option-schemas.js';
 
 /** How to reach ejabberd's mod_http_api. */
 export interface EjabberdAdminClientOptions {
@@ -22,6 +23,7 @@ export interface EjabberdAdminClient {
 
 /** A {@link EjabberdAdminClient} over fetch. */
 export function createEjabberdAdminClient(options: EjabberdAdminClientOptions): EjabberdAdminClient {
+  refuseUnknownOptions(options, ['apiUrl', 'authorization', 'timeoutMs'], 'createEjabberdAdminClient');
   const base = options.apiUrl.replace(/\/+$/, '');
   return {
     async command<T>(name: string, argumentsObject: Record<string, unknown>): Promise<T> {

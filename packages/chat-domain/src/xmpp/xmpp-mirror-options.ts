@@ -13,7 +13,7 @@ const domainName = z
 
 /** Options of {@link createXmppMirror}. */
 export const xmppMirrorOptionsSchema = z
-  .object({
+  .strictObject({
     /** The chat store whose rooms are mirrored and whose outbox queues the operations. */
     store: portSchema<ChatStore>('ChatStore', 'claimMirrorOperations'),
     /** Base URL of ejabberd's mod_http_api, e.g. `http://127.0.0.1:5281/api`. */

@@ -1,5 +1,5 @@
 import { createMemoryMediaServer } from '@collab-suite/chat-domain';
-import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing';
+import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing/vitest';
 
 describeMediaServerConformance(
   'memory',

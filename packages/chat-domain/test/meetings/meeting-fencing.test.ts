@@ -4,9 +4,8 @@ import {
   createMeetingService,
   createMemoryMediaServer,
   type MediaServer,
-  openPostgresChatStore,
-  type PostgresChatStore,
 } from '@collab-suite/chat-domain';
+import { openPostgresChatStore, type PostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatTestDatabaseUrl } from '../postgres-helper.js';
 

@@ -116,3 +116,58 @@ export function parseGenerateParameters(query: Readonly<Record<string, unknown>>
   }
   return parameters;
 }
+
+/**
+ * Options of `SamlConfigService.generateCertificate`: any of {@link GenerateParameters}, each with
+ * its default (365 days, SHA-256, 2048-bit RSA, subject CN only).
+ */
+export type CertificateOptions = Partial<GenerateParameters>;
+
+const OPTION_NAMES: readonly (keyof GenerateParameters)[] = [
+  'days',
+  'digest',
+  'keyBits',
+  'country',
+  ...(Object.keys(SUBJECT_FIELDS) as (keyof typeof SUBJECT_FIELDS)[]),
+];
+const DIGEST_NAMES: readonly CertificateDigest[] = ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'];
+
+/**
+ * Checks typed certificate options (the library form of {@link parseGenerateParameters}, which reads
+ * query strings) and fills the defaults.
+ * @throws SamlConfigError `invalid_parameters` naming the option (an unknown one too)
+ */
+export function checkCertificateOptions(options: CertificateOptions = {}): GenerateParameters {
+  const unknown = Object.keys(options).find(
+    (name) => !OPTION_NAMES.includes(name as keyof GenerateParameters),
+  );
+  if (unknown !== undefined) {
+    return refuse(
+      unknown,
+      `no such option (known: ${OPTION_NAMES.join(', ')})`,
+      (options as Record<string, unknown>)[unknown],
+    );
+  }
+  const days = options.days ?? 365;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 1 || days > MAX_CERTIFICATE_DAYS) {
+    refuse('days', `a whole number of days from 1 to ${MAX_CERTIFICATE_DAYS}`, days);
+  }
+  const digest = options.digest ?? 'SHA-256';
+  if (!DIGEST_NAMES.includes(digest)) refuse('digest', DIGEST_NAMES.join(', '), digest);
+  const keyBits = options.keyBits ?? 2048;
+  if (keyBits !== 2048 && keyBits !== 4096) refuse('keyBits', '2048 or 4096', keyBits);
+  const parameters: GenerateParameters = { days, digest, keyBits };
+  if (options.country !== undefined) {
+    if (typeof options.country !== 'string' || !/^[A-Za-z]{2}$/.test(options.country)) {
+      refuse('country', 'a two-letter country code such as IT', options.country);
+    }
+    parameters.country = options.country.toUpperCase();
+  }
+  for (const name of Object.keys(SUBJECT_FIELDS) as (keyof typeof SUBJECT_FIELDS)[]) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== 'string') refuse(name, 'text', value);
+    const checked = readSubjectField(name, value);
+    if (checked !== undefined) parameters[name] = checked;
+  }
+  return parameters;
+}

@@ -1,9 +1,10 @@
 import { SamlConfigError } from '../errors.js';
 import { describeIndexPastLimit } from './idp-alternatives.js';
-import { quoteValue, type SamlIssue } from './issues.js';
+import { quoteValue, type SamlIssue, throwIfIssues } from './issues.js';
 import {
   isSamlPropertyKey,
   propertyKind,
+  type SamlBooleanPropertyKey,
   type SamlProperties,
   type SamlPropertyKey,
   samlPropertyDefinitions,
@@ -140,4 +141,25 @@ export function parsePropertyKeyList(list: string): SamlPropertyKey[] {
     });
   }
   return [...new Set(keys)] as SamlPropertyKey[];
+}
+
+/**
+ * What `SamlConfigService.updateProperties` takes: any properties, booleans as booleans and the rest
+ * as strings; `null` (or a blank string) removes one.
+ */
+export type SamlPropertyUpdate = {
+  [K in SamlPropertyKey]?: (K extends SamlBooleanPropertyKey ? boolean : string) | null;
+};
+
+/**
+ * Reads an untrusted property map (an HTTP body) into a {@link SamlPropertyUpdate}: unknown keys
+ * and malformed values refused, values normalised as {@link parseProperties} does, blank ones `null`.
+ * @throws SamlConfigError `invalid_properties` with every issue in `details.errors`
+ */
+export function parsePropertyUpdate(body: unknown): SamlPropertyUpdate {
+  const parsed = parseProperties(body ?? {});
+  throwIfIssues(parsed.issues);
+  const update: Record<string, unknown> = { ...parsed.properties };
+  for (const key of parsed.blankKeys) update[key] = null;
+  return update as SamlPropertyUpdate;
 }

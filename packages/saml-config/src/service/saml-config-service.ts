@@ -1,7 +1,7 @@
 import { SamlConfigError } from '../errors.js';
 import { createHttpDocumentFetcher } from '../fetch/http-document-fetcher.js';
 import { generateCertificate } from '../generate/generate-certificate.js';
-import { parseGenerateParameters } from '../generate/generate-parameters.js';
+import { type CertificateOptions, checkCertificateOptions } from '../generate/generate-parameters.js';
 import { createDocumentReader } from '../import/document-reader.js';
 import type { ReadDocument } from '../import/read-document.js';
 import { signSpMetadata } from '../metadata/sign-metadata.js';
@@ -9,7 +9,7 @@ import { buildSpMetadata } from '../metadata/sp-metadata.js';
 import { type DefaultsContext, effectiveProperties, pickProperties } from '../model/defaults.js';
 import { normalizeDomain } from '../model/domain.js';
 import { type SamlIssue, summarizeIssues, throwIfIssues } from '../model/issues.js';
-import { parseProperties, parsePropertyKeyList } from '../model/parse-properties.js';
+import { parseProperties, parsePropertyKeyList, type SamlPropertyUpdate } from '../model/parse-properties.js';
 import { type SamlProperties, samlPropertyKeys } from '../model/property-definitions.js';
 import { parseOptions } from '../options.js';
 import { type ValidationReport, validateProperties } from '../validation/validate-properties.js';
@@ -55,8 +55,12 @@ export interface SamlConfigService {
     domain: string,
     options?: { keys?: string | undefined; raw?: boolean | undefined },
   ): Promise<SamlProperties>;
-  /** Sets the supplied properties (`null` or blank removes one); returns the stored map. */
-  updateProperties(domain: string, input: unknown): Promise<SamlProperties>;
+  /**
+   * Sets the supplied properties (`null` or blank removes one); returns the stored map. HTTP layers
+   * read a body with `parsePropertyUpdate`.
+   * @throws SamlConfigError `invalid_domain`, `invalid_properties` (unknown keys, malformed values)
+   */
+  updateProperties(domain: string, update: SamlPropertyUpdate): Promise<SamlProperties>;
   /** Removes the listed keys (comma-delimited), or everything; returns the stored map. */
   deleteProperties(domain: string, options?: { keys?: string | undefined }): Promise<SamlProperties>;
   /** Imports a whole configuration or IdP metadata atomically; `validate` refuses an invalid result. */
@@ -68,11 +72,12 @@ export interface SamlConfigService {
   validateDomain(domain: string): Promise<ValidationResult>;
   /** Validates a supplied or fetched document without storing anything. */
   validateDocument(source: DocumentSource): Promise<ValidationResult>;
-  /** Generates and stores a self-signed SP certificate and key from query-style parameters. */
-  generateCertificate(
-    domain: string,
-    parameters?: Readonly<Record<string, unknown>>,
-  ): Promise<GenerateResult>;
+  /**
+   * Generates and stores a self-signed SP certificate and key (365 days, SHA-256, RSA 2048 unless
+   * `options` says otherwise). HTTP layers read query strings with `parseGenerateParameters`.
+   * @throws SamlConfigError `invalid_domain`, `invalid_parameters` naming the option
+   */
+  generateCertificate(domain: string, options?: CertificateOptions): Promise<GenerateResult>;
   /**
    * The SP metadata XML of the domain, signed with the SP key when `security.sign_metadata` is true;
    * when the key or certificate is missing or unusable it is unsigned with a `metadata_not_signed`
@@ -151,9 +156,9 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
       return pickProperties(query.raw === true ? stored : effectiveProperties(stored, context(name)), keys);
     },
 
-    async updateProperties(domain, input) {
+    async updateProperties(domain, update) {
       const name = normalizeDomain(domain);
-      const parsed = parseProperties(input ?? {});
+      const parsed = parseProperties(update ?? {});
       throwIfIssues(parsed.issues);
       const stored = await resolved.store.write(name, { set: parsed.properties, remove: parsed.blankKeys });
       log(
@@ -215,9 +220,9 @@ export function createSamlConfigService(options: SamlConfigServiceOptions): Saml
       return { ...result, warnings: [...document.warnings, ...result.warnings] };
     },
 
-    async generateCertificate(domain, parameters = {}) {
+    async generateCertificate(domain, options = {}) {
       const name = normalizeDomain(domain);
-      const checked = parseGenerateParameters(parameters);
+      const checked = checkCertificateOptions(options);
       const generated = await generateCertificate(name, checked, resolved.now());
       const parsed = parseProperties({
         'sp.x509cert': generated.certificatePem,

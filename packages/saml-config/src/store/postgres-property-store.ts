@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { z } from 'zod';
+import { loadDriver } from '../drivers.js';
 import type { SamlConfigError } from '../errors.js';
 import { orderProperties } from '../model/defaults.js';
 import type { SamlProperties } from '../model/property-definitions.js';
@@ -20,7 +21,7 @@ export const postgresSamlPropertyStoreOptionsSchema = z.strictObject({
   /** `postgres://user@host:port/database`; ignored when `pool` is given. */
   connectionString: z.string().min(1).optional(),
   /** An existing pool to share (not closed by `close()`). */
-  pool: z.custom<pg.Pool>((value) => value instanceof pg.Pool).optional(),
+  pool: z.custom<pg.Pool>((value) => value instanceof loadDriver<typeof pg>('pg').Pool).optional(),
   /**
    * Table holding one row per domain and property.
    * @default "saml_properties"
@@ -178,7 +179,7 @@ export async function createPostgresSamlPropertyStore(
   const ownsPool = resolved.pool === undefined;
   const pool =
     resolved.pool ??
-    new pg.Pool({
+    new (loadDriver<typeof pg>('pg').Pool)({
       connectionString: resolved.connectionString,
       max: resolved.maxConnections,
       connectionTimeoutMillis: resolved.connectionTimeoutMs,

@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
+import { loadDriver } from '../drivers.js';
 import { orderProperties } from '../model/defaults.js';
 import type { SamlProperties } from '../model/property-definitions.js';
 import { parseOptions } from '../options.js';
@@ -45,10 +46,11 @@ export function createSqliteSamlPropertyStore(options: SqliteSamlPropertyStoreOp
     options,
     'createSqliteSamlPropertyStore',
   );
+  const Sqlite = loadDriver<typeof Database>('better-sqlite3');
   let database: Database.Database;
   try {
     if (resolved.filename !== ':memory:') mkdirSync(dirname(resolved.filename), { recursive: true });
-    database = new Database(resolved.filename, { timeout: resolved.busyTimeoutMs });
+    database = new Sqlite(resolved.filename, { timeout: resolved.busyTimeoutMs });
     database.pragma('journal_mode = WAL');
     database.exec(
       `CREATE TABLE IF NOT EXISTS ${resolved.tableName} (domain TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (domain, key))`,

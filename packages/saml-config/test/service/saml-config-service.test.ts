@@ -6,13 +6,14 @@ import {
   createMemoryDocumentFetcher,
   createMemorySamlPropertyStore,
   createSamlConfigService,
-  createSqliteSamlPropertyStore,
   isSamlConfigError,
+  parsePropertyUpdate,
   readCertificate,
   readPrivateKey,
   type SamlConfigErrorCode,
   type SamlConfigServiceOptions,
 } from '../../src/index.js';
+import { createSqliteSamlPropertyStore } from '../../src/sqlite.js';
 import { pemBody, pkcs1KeyPem, testCertificate } from '../support/certificates.js';
 import { idpMetadata } from '../support/metadata.js';
 
@@ -89,10 +90,11 @@ describe('SAML config service: reading and writing', () => {
     const { service } = setup();
     await service.updateProperties('example.com', { 'sp.entityid': 'urn:sp', 'organization.lang': 'en' });
     expect(
-      await service.updateProperties('example.com', {
-        'organization.lang': '',
-        'security.sign_metadata': 'true',
-      }),
+      await service.updateProperties(
+        'example.com',
+        // An HTTP body: strings for booleans, read by the HTTP layer's parser.
+        parsePropertyUpdate({ 'organization.lang': '', 'security.sign_metadata': 'true' }),
+      ),
     ).toEqual({
       'sp.entityid': 'urn:sp',
       'security.sign_metadata': true,
@@ -233,7 +235,7 @@ describe('SAML config service: validate, generate, metadata', () => {
   it('generates and stores a matching certificate and PKCS#8 key, and logs no key material', async () => {
     const { service, logs } = setup();
     await service.updateProperties('example.com', { 'sp.privatekey': pkcs1KeyPem() });
-    const result = await service.generateCertificate('example.com', { days: '30', organization: 'Acme' });
+    const result = await service.generateCertificate('example.com', { days: 30, organization: 'Acme' });
     const certificate = readCertificate(String(result.properties['sp.x509cert']));
     const key = readPrivateKey(String(result.properties['sp.privatekey']));
     expect(certificate.ok && key.ok && certificate.certificate.checkPrivateKey(key.key)).toBe(true);

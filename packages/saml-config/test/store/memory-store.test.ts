@@ -1,4 +1,4 @@
 import { createMemorySamlPropertyStore } from '../../src/index.js';
-import { describeSamlPropertyStoreConformance } from '../../src/testing/index.js';
+import { describeSamlPropertyStoreConformance } from '../../src/testing/vitest.js';
 
 describeSamlPropertyStoreConformance('in-memory', { create: async () => createMemorySamlPropertyStore() });

@@ -1,7 +1,8 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createPostgresSamlPropertyStore, isSamlConfigError } from '../../src/index.js';
-import { describeSamlPropertyStoreConformance } from '../../src/testing/index.js';
+import { isSamlConfigError } from '../../src/index.js';
+import { createPostgresSamlPropertyStore } from '../../src/postgres.js';
+import { describeSamlPropertyStoreConformance } from '../../src/testing/vitest.js';
 
 const adminUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const databaseName = 'collab_test_saml';

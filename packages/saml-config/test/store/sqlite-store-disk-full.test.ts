@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fillDisk, mountSmallDisk } from '../../../../test-support/small-disk.js';
-import { createSqliteSamlPropertyStore } from '../../src/index.js';
+import { createSqliteSamlPropertyStore } from '../../src/sqlite.js';
 
 /** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createSqliteSamlPropertyStore } from '../../src/index.js';
-import { describeSamlPropertyStoreConformance } from '../../src/testing/index.js';
+import { createSqliteSamlPropertyStore } from '../../src/sqlite.js';
+import { describeSamlPropertyStoreConformance } from '../../src/testing/vitest.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'saml-sqlite-'));
 

@@ -4,8 +4,8 @@ import {
   createChatService,
   type MediaServer,
   type MessageDispatcher,
-  type XmppMirror,
 } from '@collab-suite/chat-domain';
+import type { XmppMirror } from '@collab-suite/chat-domain/xmpp';
 import { Router } from 'express';
 import type { FeatureContext, ServerFeature } from '../feature.js';
 import { createErrorHandler } from '../http/error-handler.js';

@@ -7,12 +7,12 @@ import {
   createHttpUserDirectory,
   createMemoryEventBus,
   createOpenUserDirectory,
-  createSqliteChatStore,
   type EventBus,
-  openPostgresChatStore,
-  openRedisEventBus,
   type UserDirectory,
 } from '@collab-suite/chat-domain';
+import { openPostgresChatStore } from '@collab-suite/chat-domain/postgres';
+import { openRedisEventBus } from '@collab-suite/chat-domain/redis';
+import { createSqliteChatStore } from '@collab-suite/chat-domain/sqlite';
 import type { Logger } from 'pino';
 import type { ServerConfig } from '../config.js';
 import { openNamed } from '../startup-error.js';

@@ -1,5 +1,10 @@
 import { pipeline } from 'node:stream/promises';
-import { ChatError, type ChatService, type StoredBlob } from '@collab-suite/chat-domain';
+import {
+  ChatError,
+  type ChatService,
+  parseForwardMessages,
+  type StoredBlob,
+} from '@collab-suite/chat-domain';
 import express, { type Request, type Response, Router } from 'express';
 import { HttpError } from '../http/http-error.js';
 import { actorOf } from './actor.js';
@@ -114,7 +119,11 @@ export function createFileRoutes(service: ChatService): Router {
     '/rooms/:roomId/forward',
     express.json({ limit: forwardJsonLimit }),
     async (request, response) => {
-      await service.forwardMessages(actorOf(response), request.params.roomId, request.body);
+      await service.forwardMessages(
+        actorOf(response),
+        request.params.roomId,
+        parseForwardMessages(request.body),
+      );
       response.status(204).end();
     },
   );

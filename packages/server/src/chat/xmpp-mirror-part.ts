@@ -1,4 +1,5 @@
-import { type ChatStore, createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain';
+import type { ChatStore } from '@collab-suite/chat-domain';
+import { createXmppMirror, type XmppMirror } from '@collab-suite/chat-domain/xmpp';
 import type { Logger } from 'pino';
 import type { XmppConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';

@@ -1,10 +1,10 @@
 import {
   createHttpDocumentFetcher,
-  createPostgresSamlPropertyStore,
-  createSqliteSamlPropertyStore,
   type DocumentFetcher,
   type SamlPropertyStore,
 } from '@collab-suite/saml-config';
+import { createPostgresSamlPropertyStore } from '@collab-suite/saml-config/postgres';
+import { createSqliteSamlPropertyStore } from '@collab-suite/saml-config/sqlite';
 import type { ServerConfig } from '../config.js';
 import { openNamed } from '../startup-error.js';
 

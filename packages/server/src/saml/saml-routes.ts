@@ -1,4 +1,11 @@
-import type { SamlConfigService, SamlIssue, ValidationResult } from '@collab-suite/saml-config';
+import {
+  normalizeDomain,
+  parseGenerateParameters,
+  parsePropertyUpdate,
+  type SamlConfigService,
+  type SamlIssue,
+  type ValidationResult,
+} from '@collab-suite/saml-config';
 import express, { type Request, type Response, Router } from 'express';
 import { HttpError } from '../http/http-error.js';
 import { booleanParameter, readQuery } from './saml-query.js';
@@ -92,7 +99,9 @@ export function createSamlRoutes(options: SamlRoutesOptions): Router {
   router.put('/saml/:domain', json, async (request, response) => {
     readQuery(request.query, []);
     requireParsedBody(request, 'application/json');
-    response.json(await service.updateProperties(domainOf(request), request.body ?? {}));
+    // The domain is checked before the body, as the service does.
+    const domain = normalizeDomain(domainOf(request));
+    response.json(await service.updateProperties(domain, parsePropertyUpdate(request.body ?? {})));
   });
 
   router.post('/saml/:domain', documentText, async (request, response) => {
@@ -140,7 +149,8 @@ export function createSamlRoutes(options: SamlRoutesOptions): Router {
   router.post('/saml-generate/:domain', ignoredJson, async (request, response) => {
     requireParsedBody(request, 'none (this operation takes no body)');
     const query = readQuery(request.query, GENERATE_PARAMETERS);
-    const result = await service.generateCertificate(domainOf(request), query);
+    const domain = normalizeDomain(domainOf(request));
+    const result = await service.generateCertificate(domain, parseGenerateParameters(query));
     sendWarnings(response, result.warnings);
     response.json(result.properties);
   });

@@ -1,4 +1,4 @@
-import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing';
+import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing/vitest';
 import { createSfu } from '@collab-suite/webrtc-sfu';
 import { loopbackSfuOptions } from '@collab-suite/webrtc-sfu/testing';
 import { describe, expect, it } from 'vitest';

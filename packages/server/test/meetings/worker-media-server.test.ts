@@ -1,5 +1,5 @@
 import { isChatError, type MediaServerEvent } from '@collab-suite/chat-domain';
-import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing';
+import { describeMediaServerConformance } from '@collab-suite/chat-domain/testing/vitest';
 import { loopbackSfuOptions } from '@collab-suite/webrtc-sfu/testing';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,0 +1,44 @@
+import { createRequire } from 'node:module';
+import { SamlConfigError } from './errors.js';
+
+const requireFromHere = createRequire(import.meta.url);
+
+/** The database and messaging drivers, optional peer dependencies each needed by one entry only. */
+export const driverPackages = {
+  'better-sqlite3': '@collab-suite/saml-config/sqlite',
+  pg: '@collab-suite/saml-config/postgres',
+} as const;
+
+/** One of {@link driverPackages}. */
+export type DriverPackage = keyof typeof driverPackages;
+
+function isMissing(error: unknown, name: string): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') &&
+    typeof message === 'string' &&
+    message.includes(`'${name}'`)
+  );
+}
+
+const loaded = new Map<string, unknown>();
+
+/**
+ * Loads the optional peer dependency `name` on first use (synchronously: the drivers are CommonJS).
+ * @throws SamlConfigError `driver_missing` naming the package to install when it is not installed
+ */
+export function loadDriver<Module>(name: DriverPackage): Module {
+  if (loaded.has(name)) return loaded.get(name) as Module;
+  try {
+    const driver = requireFromHere(name) as Module;
+    loaded.set(name, driver);
+    return driver;
+  } catch (error) {
+    if (!isMissing(error, name)) throw error;
+    throw new SamlConfigError(
+      'driver_missing',
+      `expected the package ${name} to be installed for ${driverPackages[name]} but it is not: run \`npm install ${name}\``,
+      { details: { package: name, entry: driverPackages[name] }, cause: error },
+    );
+  }
+}
