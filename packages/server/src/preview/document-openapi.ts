@@ -31,8 +31,9 @@ const thumbnailFormat = {
   name: 'output_format',
   in: 'query',
   required: false,
-  description: 'jpeg (default) or png; gif is refused with 400.',
-  schema: { type: 'string', enum: ['jpeg', 'png', 'gif'], default: 'jpeg' },
+  description:
+    "jpeg (default) or png; gif is refused with 400. webp and avif: this project's extension, never a default.",
+  schema: { type: 'string', enum: ['jpeg', 'png', 'gif', 'webp', 'avif'], default: 'jpeg' },
 };
 
 const thumbnailOptions = [previewParameters.shape, previewParameters.quality, thumbnailFormat];

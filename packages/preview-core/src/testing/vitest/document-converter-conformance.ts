@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentConverter } from '../document/document-converter.js';
-import type { DocumentType } from '../document/document-type.js';
-import { PreviewError } from '../errors.js';
-import { loadMupdf } from '../pdf/mupdf-module.js';
+import type { DocumentConverter } from '../../document/document-converter.js';
+import type { DocumentType } from '../../document/document-type.js';
+import { PreviewError } from '../../errors.js';
+import { loadMupdf } from '../../pdf/mupdf-module.js';
 
 /** A document for the conformance suite and a text the first page of its PDF contains. */
 export interface ConformanceSample {

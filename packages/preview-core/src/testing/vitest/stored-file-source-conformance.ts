@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { StoredFileRef, StoredFileSource } from '../storage/stored-file-source.js';
+import type { StoredFileRef, StoredFileSource } from '../../storage/stored-file-source.js';
 
 /** What a conformance run needs from an adapter under test. */
 export interface StoredFileSourceFixture {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { describeDocumentConverterConformance } from '../testing/document-converter-conformance.js';
 import { createInMemoryConverter } from './in-memory-converter.js';
+import { describeDocumentConverterConformance } from './vitest/document-converter-conformance.js';
 
 describeDocumentConverterConformance('in-memory', {
   create: () => createInMemoryConverter(),

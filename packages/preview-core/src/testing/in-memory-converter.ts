@@ -1,7 +1,11 @@
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import type {
+  ConversionRequest,
+  ConverterStatus,
+  DocumentConverter,
+} from '../document/document-converter.js';
+import { normaliseLocale } from '../document/locale.js';
 import { PreviewError, type PreviewErrorCode } from '../errors.js';
-import type { ConversionRequest, ConverterStatus, DocumentConverter } from './document-converter.js';
-import { normaliseLocale } from './locale.js';
 
 /** Options of {@link createInMemoryConverter}. */
 export interface InMemoryConverterOptions {
