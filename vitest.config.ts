@@ -10,8 +10,23 @@ const packageEntry = (name: string, entry: string) =>
 export default defineConfig({
   resolve: {
     alias: {
+      '@collab-suite/preview-core/testing/vitest': fileURLToPath(
+        new URL('./packages/preview-core/src/testing/vitest/index.ts', import.meta.url),
+      ),
       '@collab-suite/preview-core/testing': fileURLToPath(
         new URL('./packages/preview-core/src/testing/index.ts', import.meta.url),
+      ),
+      '@collab-suite/preview-core/http': fileURLToPath(
+        new URL('./packages/preview-core/src/http/index.ts', import.meta.url),
+      ),
+      '@collab-suite/preview-core/image': fileURLToPath(
+        new URL('./packages/preview-core/src/entries/image.ts', import.meta.url),
+      ),
+      '@collab-suite/preview-core/pdf': fileURLToPath(
+        new URL('./packages/preview-core/src/entries/pdf.ts', import.meta.url),
+      ),
+      '@collab-suite/preview-core/office': fileURLToPath(
+        new URL('./packages/preview-core/src/entries/office.ts', import.meta.url),
       ),
       '@collab-suite/preview-core': packageSource('preview-core'),
       '@collab-suite/saml-config/testing/vitest': packageEntry('saml-config', 'testing/vitest'),

@@ -1,6 +1,6 @@
 /**
- * Every way a preview can fail. The server maps each code to one HTTP status in a single table,
- * so adding a code here does not compile there until it has a status.
+ * Every way a preview can fail. `@collab-suite/preview-core/http` maps each code to one HTTP status
+ * in a single table, so adding a code here does not compile there until it has a status.
  */
 export type PreviewErrorCode =
   /** The `area` text is not `<width>x<height>` with digits only. */
@@ -38,7 +38,9 @@ export type PreviewErrorCode =
   /** The conversion took longer than the configured time and was stopped. */
   | 'CONVERSION_TIMEOUT'
   /** A disk the service writes to (the converter's temporary folder) is full; nothing of the input was kept. */
-  | 'STORAGE_FULL';
+  | 'STORAGE_FULL'
+  /** An optional peer dependency this operation needs (mupdf, pdf-lib) is not installed; `details.package` names it. */
+  | 'MISSING_DEPENDENCY';
 
 /** Optional machine-readable facts about a {@link PreviewError}. */
 export type PreviewErrorDetails = Readonly<Record<string, string | number | boolean | undefined>>;

@@ -49,11 +49,6 @@ export {
   type DocumentTypeInfo,
 } from './document/document-type.js';
 export {
-  createInMemoryConverter,
-  type InMemoryConverter,
-  type InMemoryConverterOptions,
-} from './document/in-memory-converter.js';
-export {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
 } from './document/libreoffice/libreoffice-converter.js';

@@ -22,7 +22,7 @@ const storedFileSourceSchema = z.custom<StoredFileSource>(
 );
 
 /** Options of {@link createPreviewService}, parsed once. */
-export const previewServiceOptionsSchema = z.object({
+export const previewServiceOptionsSchema = z.strictObject({
   /** Limits; every one has a default (see {@link previewLimitsSchema}). */
   limits: previewLimitsSchema.prefault({}),
   /** Where stored files are read from; without it only uploaded bytes can be previewed. */

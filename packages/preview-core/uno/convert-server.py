@@ -212,7 +212,10 @@ class Converter:
                     return answer
                 if count is not None:
                     page_range = "%d-%d" % (first, min(last, count))
-            store = properties(FilterName=request["exportFilter"])
+            export_filter = request["exportFilter"]
+            if detected:
+                export_filter = export_filter_of(document, export_filter)
+            store = properties(FilterName=export_filter)
             if page_range:
                 filter_data = uno.Any("[]com.sun.star.beans.PropertyValue", properties(PageRange=page_range))
                 store = store + properties(FilterData=filter_data)
@@ -225,6 +228,19 @@ class Converter:
         finally:
             close_quietly(document)
         return answer
+
+
+def export_filter_of(document, requested):
+    """The PDF export filter of the application that opened a detected document: a file recognised as
+    one type (its first import filter) can turn out to be another (a damaged spreadsheet whose stream
+    names say nothing, opened by Calc); the requested filter when the document is none of the three."""
+    if document.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
+        return "calc_pdf_Export"
+    if document.supportsService("com.sun.star.presentation.PresentationDocument"):
+        return "impress_pdf_Export"
+    if document.supportsService("com.sun.star.text.TextDocument"):
+        return "writer_pdf_Export"
+    return requested
 
 
 def remove_comments(model):

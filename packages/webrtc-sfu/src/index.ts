@@ -72,3 +72,10 @@ export {
   streamKey,
 } from './subscription-connection.js';
 export { type EventMap, type Listener, TypedEmitter } from './typed-events.js';
+export { type SfuWorkerHandler, serveSfuWorker } from './worker/serve-sfu-worker.js';
+export {
+  createSfuWorker,
+  SFU_WORKER_CLOSE,
+  type SfuWorker,
+  type SfuWorkerOptions,
+} from './worker/sfu-worker.js';

@@ -49,4 +49,16 @@ describe('parseSfuOptions', () => {
       /stopDbov/,
     );
   });
+
+  it('refuses an unknown key, naming it (a typo is not silently dropped)', () => {
+    expect(() => parseSfuOptions({ ice: { portRang: [40_000, 41_000] } } as never)).toThrow(
+      /`ice.portRang`: unknown option/,
+    );
+    expect(() => parseSfuOptions({ limit: {} } as never)).toThrow(
+      expect.objectContaining({
+        code: 'invalid_options',
+        details: expect.objectContaining({ option: 'limit' }),
+      }),
+    );
+  });
 });

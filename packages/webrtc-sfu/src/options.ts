@@ -5,7 +5,7 @@ const ipAddress = z.union([z.ipv4(), z.ipv6()]);
 const port = z.number().int().min(1024).max(65535);
 
 /** A STUN or TURN server, in the shape of the browser's `RTCIceServer`. */
-export const iceServerSchema = z.object({
+export const iceServerSchema = z.strictObject({
   urls: z.union([
     z.string().regex(/^(stun|stuns|turn|turns):/, 'a stun:, stuns:, turn: or turns: URL'),
     z.array(z.string().regex(/^(stun|stuns|turn|turns):/, 'a stun:, stuns:, turn: or turns: URL')).min(1),
@@ -18,7 +18,7 @@ export const iceServerSchema = z.object({
 export type IceServer = z.infer<typeof iceServerSchema>;
 
 const iceSchema = z
-  .object({
+  .strictObject({
     /** Extra local addresses to gather host candidates on; werift skips loopback unless listed here. */
     hostAddresses: z.array(ipAddress).default([]),
     /**
@@ -50,7 +50,7 @@ const iceSchema = z
   .prefault({});
 
 const limitsSchema = z
-  .object({
+  .strictObject({
     /** Sessions in one router. 100 matches the original's video room (`publishers 100`). */
     sessionsPerRouter: z.number().int().min(1).default(100),
     /** Streams one session may watch at once; each costs one SRTP encryption per forwarded packet. */
@@ -71,7 +71,7 @@ const limitsSchema = z
   .prefault({});
 
 const talkingSchema = z
-  .object({
+  .strictObject({
     /** Average level over `windowMs` above which a participant starts talking, in dBov (0 is full scale). */
     startDbov: z.number().max(0).default(-50),
     /** Average level below which a talking participant stops (lower than `startDbov`: hysteresis). */
@@ -94,7 +94,7 @@ const dominantSpeakerSchema = z
   .prefault({});
 
 const audioSchema = z
-  .object({
+  .strictObject({
     /** Mixing rate in Hz. 16 kHz wideband speech like the original's audio bridge, a third of 48 kHz's work. */
     sampleRate: z.union([z.literal(16_000), z.literal(24_000), z.literal(48_000)]).default(16_000),
     /** Opus bitrate of each mixed stream in bit/s. */
@@ -132,7 +132,7 @@ const bandwidthSchema = z
   );
 
 /** Options of {@link createSfu}, as written by the caller. */
-export const sfuOptionsSchema = z.object({
+export const sfuOptionsSchema = z.strictObject({
   ice: iceSchema,
   limits: limitsSchema,
   audio: audioSchema,
@@ -153,9 +153,16 @@ export function parseSfuOptions(input: SfuOptionsInput | undefined): SfuOptions 
   const result = sfuOptionsSchema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = issue?.path.join('.') || '(root)';
-  throw new SfuError('invalid_options', `SFU option \`${path}\`: ${issue?.message ?? 'invalid'}`, {
+  const segments = issue?.path.map(String) ?? [];
+  if (issue?.code === 'unrecognized_keys' && issue.keys[0] !== undefined) segments.push(issue.keys[0]);
+  const path = segments.join('.') || '(root)';
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? 'unknown option (check its spelling)'
+      : (issue?.message ?? 'invalid');
+  throw new SfuError('invalid_options', `SFU option \`${path}\`: ${message}`, {
     details: {
+      option: path,
       issues: result.error.issues.map((entry) => ({ path: entry.path.join('.'), message: entry.message })),
     },
   });

@@ -3,9 +3,10 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:f
 import { join } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
+import { parseOptions } from '../options/parse-options.js';
 
 /** Options of {@link createDiskCache}. */
-export const diskCacheOptionsSchema = z.object({
+export const diskCacheOptionsSchema = z.strictObject({
   /** Folder of the cache; created when missing. Entries found there at start are kept. */
   directory: z.string().min(1),
   /**
@@ -142,10 +143,10 @@ async function existingEntries(directory: string): Promise<{ name: string; size:
 /**
  * Creates a {@link DiskCache} in `directory`; a `maxBytes` of 0 keeps nothing (concurrent calls of
  * `getOrCreate` still share one creation).
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createDiskCache(input: DiskCacheOptions): DiskCache {
-  const options = diskCacheOptionsSchema.parse(input);
+  const options = parseOptions(diskCacheOptionsSchema, input);
   const { directory } = options;
   const largestKept = Math.min(options.maxEntryBytes, options.maxBytes);
   const removals = new Set<Promise<void>>();

@@ -1,9 +1,10 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { PreviewError, type PreviewErrorCode } from '../errors.js';
+import { parseOptions } from '../options/parse-options.js';
 
 /** Options of {@link createConversionFailureMemory}. */
-export const conversionFailureOptionsSchema = z.object({
+export const conversionFailureOptionsSchema = z.strictObject({
   /**
    * Crashes or timeouts of the converter on the same content after which the content is blamed. One
    * can be bad luck (a restart, a busy host); the same document failing the same way twice is the
@@ -78,10 +79,10 @@ function verdictFor(error: PreviewError, attempts: number, rememberSeconds: numb
 
 /**
  * Creates a {@link ConversionFailureMemory}.
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createConversionFailureMemory(input: ConversionFailureOptions = {}): ConversionFailureMemory {
-  const options = conversionFailureOptionsSchema.parse(input);
+  const options = parseOptions(conversionFailureOptionsSchema, input);
   const entries = new LRUCache<string, Remembered>({ max: options.maxEntries });
   const current = (key: string) => {
     const remembered = entries.get(key);

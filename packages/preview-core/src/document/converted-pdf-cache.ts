@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { DiskCache, DiskCacheEntry } from '../cache/disk-cache.js';
+import { parseOptions } from '../options/parse-options.js';
 import type { StoredFileRef } from '../storage/stored-file-source.js';
 import { DOCUMENT_TYPES, type DocumentType } from './document-type.js';
 
@@ -15,7 +16,7 @@ export interface ConvertedPdf {
 }
 
 /** Options of {@link createConvertedPdfCache}. */
-export const convertedPdfCacheOptionsSchema = z.object({
+export const convertedPdfCacheOptionsSchema = z.strictObject({
   /**
    * Bytes of PDFs kept. A converted office document is typically 20 KB to 2 MB; 64 MiB keeps the
    * documents people are paging through while bounding the server's memory.
@@ -87,13 +88,13 @@ export function convertedPdfKey(ref: StoredFileRef, locale: string): string {
  * Creates a {@link ConvertedPdfCache}; a `maxBytes` of 0 turns the memory part off (in-flight sharing
  * stays). With a `disk` cache, PDFs missing from memory are looked up there and conversions are kept
  * there too, so they survive restarts.
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createConvertedPdfCache(
   input: ConvertedPdfCacheOptions = {},
   disk?: DiskCache,
 ): ConvertedPdfCache {
-  const options = convertedPdfCacheOptionsSchema.parse(input);
+  const options = parseOptions(convertedPdfCacheOptionsSchema, input);
   const largestKept = Math.min(options.maxEntryBytes, options.maxBytes);
   // lru-cache keeps the recency order and the byte bound; it needs a positive size, so a cache of 0
   // bytes is no cache at all.

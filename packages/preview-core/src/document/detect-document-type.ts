@@ -107,13 +107,19 @@ async function detectOle(bytes: Uint8Array): Promise<DocumentType> {
   if (names.has('WordDocument')) return 'doc';
   if (names.has('PowerPoint Document')) return 'ppt';
   if (names.has('Workbook') || names.has('Book')) return 'xls';
-  throw unsupported('an OLE2 compound file that is not a Word, Excel or PowerPoint document');
+  // A sound container (its chains bounded, without loops, not encrypted) whose application is unclear,
+  // e.g. a damaged file whose main stream lost its name: LibreOffice's own detection judges it, as for
+  // Word 6/95 files. The type only names the first import filter tried; when that filter refuses, the
+  // converter detects the format and exports with the filter of what it opened.
+  return 'doc';
 }
 
 /**
  * Recognises an office document by its content, never by its name: zip containers by their
  * `mimetype` (OpenDocument) or `[Content_Types].xml` (Office Open XML) entry, OLE2 compound files by
- * their top-level stream names. A zip container is refused past `limits` and every entry is inflated
+ * their top-level stream names (compared without regard to case). A sound OLE2 file with none of the
+ * Word, Excel or PowerPoint streams is reported as `doc` and left to the converter's own format
+ * detection (LibreOffice opens it if it can; otherwise `CONVERSION_FAILED`). A zip container is refused past `limits` and every entry is inflated
  * once within its declared size, so a zip bomb named `.docx` never reaches the converter.
  * @throws {PreviewError} `UNREADABLE_INPUT` for empty, damaged or other content; `ARCHIVE_LIMIT_EXCEEDED`
  * for a zip container past `limits`; `PASSWORD_PROTECTED` for an encrypted Office Open XML or OpenDocument file and a doc, xls or ppt

@@ -3,6 +3,7 @@ import { PreviewError } from '../errors.js';
 import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
+import { assertKnownOptions, parseOptions } from '../options/parse-options.js';
 import { type PageRangeRequest, resolvePageSelection } from '../pdf/page-selection.js';
 import {
   assertPageThumbnailFormat,
@@ -24,7 +25,7 @@ import type { DocumentType } from './document-type.js';
 import { normaliseLocale } from './locale.js';
 
 /** Limits of office-document previews. Each has a default and a reason. */
-export const documentLimitsSchema = z.object({
+export const documentLimitsSchema = z.strictObject({
   /**
    * Largest document in bytes. LibreOffice needs several times a document's size in memory and
    * seconds per megabyte of dense content; 50 MiB covers slide decks full of photos.
@@ -137,7 +138,7 @@ const FIRST_PAGE: ConversionPageRange = { first: 1, last: 1 };
  * locale. A thumbnail asks a converter that can for page 1 only. A document that crashes the converter
  * or runs past its time limit `failures.attempts` times is refused (`CONVERSION_FAILED`) without
  * converting it again for a while.
- * @throws {ZodError} when a limit is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when a limit is malformed.
  */
 export function createDocumentPreviewService(options: {
   readonly previewService: PreviewService;
@@ -147,8 +148,9 @@ export function createDocumentPreviewService(options: {
   readonly limits?: DocumentLimitsInput;
   readonly failures?: ConversionFailureOptions;
 }): DocumentPreviewService {
+  assertKnownOptions(options, ['previewService', 'pdfService', 'converter', 'cache', 'limits', 'failures']);
   const { previewService, pdfService, converter, cache } = options;
-  const limits = documentLimitsSchema.parse(options.limits ?? {});
+  const limits = parseOptions(documentLimitsSchema, options.limits ?? {}, 'limits.');
   const failures = createConversionFailureMemory(options.failures);
   const zipLimits = {
     maxEntries: limits.maxZipEntries,

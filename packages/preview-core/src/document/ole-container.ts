@@ -211,19 +211,41 @@ async function rootChildren(entries: readonly DirectoryEntry[], slicer: TimeSlic
     if (!entry) continue;
     seen.add(index);
     children.names.add(entry.name);
-    if (entry.type === STREAM_ENTRY && !children.streams.has(entry.name))
-      children.streams.set(entry.name, entry);
+    const canonical = CANONICAL_NAMES.get(entry.name.toUpperCase());
+    if (canonical) children.names.add(canonical);
+    const key = entry.name.toUpperCase();
+    if (entry.type === STREAM_ENTRY && !children.streams.has(key)) children.streams.set(key, entry);
     pending.push(entry.left, entry.right);
   }
   return children;
 }
 
+/**
+ * Names the previews look for. Compound-file names compare without regard to case (the format
+ * compares their upper-case forms), so a `WORKBOOK` stream is also listed under `Workbook`.
+ */
+const CANONICAL_NAMES: ReadonlyMap<string, string> = new Map(
+  [
+    'WordDocument',
+    'Workbook',
+    'Book',
+    'PowerPoint Document',
+    'Current User',
+    'EncryptedSummary',
+    'EncryptionInfo',
+    'EncryptedPackage',
+  ].map((name) => [name.toUpperCase(), name]),
+);
+
 /** A parsed OLE2 compound file: the names at its top and the bytes of its top-level streams. */
 export interface OleContainer {
-  /** Names of the root storage's children, e.g. `WordDocument`, `Workbook`, `PowerPoint Document`. */
+  /**
+   * Names of the root storage's children, e.g. `WordDocument`, `Workbook`, `PowerPoint Document`;
+   * a known name written in other case is listed in both spellings.
+   */
   readonly rootNames: ReadonlySet<string>;
   /**
-   * The first `maxBytes` bytes (all when shorter) of the top-level stream `name`, as far as its sector
+   * The first `maxBytes` bytes (all when shorter) of the top-level stream `name` (in any case), as far as its sector
    * chain reaches, or undefined when there is no such stream.
    * @throws {PreviewError} `UNREADABLE_INPUT` when its sector chain loops.
    */
@@ -314,7 +336,7 @@ export async function openOleContainer(bytes: Uint8Array): Promise<OleContainer>
   return {
     rootNames: names,
     readStream(name, maxBytes) {
-      const entry = streams.get(name);
+      const entry = streams.get(name.toUpperCase());
       if (!entry) return undefined;
       const length = Math.min(entry.size, maxBytes);
       if (length === 0) return new Uint8Array(0);

@@ -4,12 +4,18 @@ import { PreviewError } from '../errors.js';
 export interface Area {
   readonly width: number;
   readonly height: number;
+  /**
+   * Extension (`200x`): the height follows the source's aspect ratio at the requested width, and
+   * `height` is ignored. Without it the original's rules hold (`200x0` keeps the source's height).
+   */
+  readonly widthOnly?: boolean;
 }
 
-const AREA_PATTERN = /^([0-9]{1,9})x([0-9]{1,9})$/;
+const AREA_PATTERN = /^([0-9]{1,9})x([0-9]{0,9})$/;
 
 /**
- * Parses `area` text written `<width>x<height>` (digits and a lower-case `x`, e.g. `256x256`, `0x80`).
+ * Parses `area` text written `<width>x<height>` (digits and a lower-case `x`, e.g. `256x256`, `0x80`),
+ * or `<width>x` for the width-only extension (`200x`).
  * Sides longer than nine digits are refused here; the configured maximum side is checked later.
  * @throws {PreviewError} `INVALID_AREA` when the text has another shape.
  */
@@ -22,6 +28,7 @@ export function parseArea(text: string): Area {
       { details: { received: text } },
     );
   }
+  if (match[2] === '') return { width: Number(match[1]), height: 0, widthOnly: true };
   return { width: Number(match[1]), height: Number(match[2]) };
 }
 

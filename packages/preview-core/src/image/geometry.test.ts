@@ -7,9 +7,10 @@ describe('parseArea', () => {
     expect(parseArea('256x128')).toEqual({ width: 256, height: 128 });
     expect(parseArea('0x0')).toEqual({ width: 0, height: 0 });
     expect(parseArea('007x10')).toEqual({ width: 7, height: 10 });
+    expect(parseArea('256x')).toEqual({ width: 256, height: 0, widthOnly: true });
   });
 
-  it.each(['abc', '256', '256X256', '256x', 'x256', '-1x5', '1.5x2', ' 1x2', '1x2 ', '1234567890x1'])(
+  it.each(['abc', '256', '256X256', '256xx', 'x256', '-1x5', '1.5x2', ' 1x2', '1x2 ', '1234567890x1'])(
     'refuses %j with INVALID_AREA and a message showing what came',
     (text) => {
       expect(() => parseArea(text)).toThrow(

@@ -45,8 +45,13 @@ function targetSide(sourceSide: number, requestedSide: number): number {
 /**
  * The output size for a source and a requested area: 0 takes the source's side, sides below 80 are
  * raised to 80, and a side of a source smaller than 80 asked to grow more than twice is kept at 80.
+ * A width-only area keeps the source's aspect ratio: the height follows the width chosen so.
  */
 export function targetSize(source: Size, requested: Area): Size {
+  if (requested.widthOnly === true) {
+    const width = targetSide(source.width, requested.width);
+    return { width, height: Math.max(1, Math.round((source.height * width) / source.width)) };
+  }
   return {
     width: targetSide(source.width, requested.width),
     height: targetSide(source.height, requested.height),

@@ -95,6 +95,9 @@ function encode(image: Sharp, job: RenderJob): Sharp {
     return image.flatten({ background: BLACK }).jpeg({ quality: JPEG_QUALITY[job.quality] });
   }
   if (job.format === 'png') return image.png();
+  // Extensions: lossy with an alpha channel, at the quality a jpeg of the same request gets.
+  if (job.format === 'webp') return image.webp({ quality: JPEG_QUALITY[job.quality] });
+  if (job.format === 'avif') return image.avif({ quality: JPEG_QUALITY[job.quality] });
   return image.gif();
 }
 

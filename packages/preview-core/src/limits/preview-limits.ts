@@ -6,7 +6,7 @@ const count = (minimum: number) => z.number().int().min(minimum);
  * Limits of the preview service. Every one has a default and a reason; the server exposes each as an
  * environment variable.
  */
-export const previewLimitsSchema = z.object({
+export const previewLimitsSchema = z.strictObject({
   /**
    * Largest input in bytes (uploads and stored files). A 50 MP camera JPEG is 15-30 MB; 50 MiB keeps
    * those while bounding the memory one request can hold.

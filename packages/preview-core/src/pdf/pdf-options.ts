@@ -3,7 +3,7 @@ import { z } from 'zod';
 const count = (minimum: number) => z.number().int().min(minimum);
 
 /** Limits of PDF previews and thumbnails. Each has a default and a reason. */
-export const pdfLimitsSchema = z.object({
+export const pdfLimitsSchema = z.strictObject({
   /**
    * Largest PDF in bytes. pdf-lib and mupdf hold the whole file plus its parsed objects (a few times
    * its size) in memory; 50 MiB admits scanned documents of hundreds of pages.

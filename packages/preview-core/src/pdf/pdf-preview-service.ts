@@ -2,6 +2,7 @@ import { PreviewError } from '../errors.js';
 import type { ImageThumbnailRequest, OutputFormat } from '../image/image-options.js';
 import type { RenderedImage } from '../image/render-image.js';
 import { resolveArea } from '../image/render-request.js';
+import { assertKnownOptions } from '../options/parse-options.js';
 import { type PreviewInput, type PreviewService, thumbnailOptions } from '../preview-service.js';
 import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
@@ -90,7 +91,7 @@ export function assertPageThumbnailFormat(request: ImageThumbnailRequest, source
  * Creates the PDF part of the preview service on top of an image {@link PreviewService} (its input
  * reading and thumbnail pipeline). PDF work runs in `pool`, or in a pool of its own created from
  * `workers` whose deadline defaults to the image service's `renderTimeoutSeconds`.
- * @throws {ZodError} when a limit or option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when a limit or option is malformed or unknown.
  */
 export function createPdfPreviewService(options: {
   readonly previewService: PreviewService;
@@ -98,6 +99,7 @@ export function createPdfPreviewService(options: {
   readonly workers?: PdfWorkerPoolOptions;
   readonly pool?: PdfWorkerPool;
 }): PdfPreviewService {
+  assertKnownOptions(options, ['previewService', 'limits', 'workers', 'pool']);
   const { previewService } = options;
   const pool =
     options.pool ??

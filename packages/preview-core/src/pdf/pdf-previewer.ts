@@ -2,6 +2,7 @@ import type { Area } from '../image/area.js';
 import type { RenderOptions } from '../image/image-options.js';
 import type { RawPixels, RenderedImage } from '../image/render-image.js';
 import type { PreviewLimits } from '../limits/preview-limits.js';
+import { parseOptions } from '../options/parse-options.js';
 import { assertPdfSize } from './open-pdf.js';
 import type { PageRangeRequest } from './page-selection.js';
 import { type PdfLimits, type PdfLimitsInput, pdfLimitsSchema } from './pdf-options.js';
@@ -47,10 +48,10 @@ export interface PdfPreviewer {
 /**
  * Creates a {@link PdfPreviewer}; `limits` are parsed once with {@link pdfLimitsSchema}. Without a
  * `pool` it starts its own, with the default options, and `close()` stops it.
- * @throws {ZodError} when a limit is not a positive whole number.
+ * @throws {PreviewError} `INVALID_OPTION` when a limit is not a positive whole number.
  */
 export function createPdfPreviewer(limits: PdfLimitsInput = {}, pool?: PdfWorkerPool): PdfPreviewer {
-  const parsed = pdfLimitsSchema.parse(limits);
+  const parsed = parseOptions(pdfLimitsSchema, limits, 'limits.');
   const workers = pool ?? createPdfWorkerPool();
   return {
     limits: parsed,

@@ -4,6 +4,7 @@ import { Piscina } from 'piscina';
 import { z } from 'zod';
 import { PreviewError } from '../errors.js';
 import { createRenderQueue, type RenderQueueStats } from '../limits/render-queue.js';
+import { parseOptions } from '../options/parse-options.js';
 import {
   isTaskStarted,
   type NumberedPdfTask,
@@ -14,7 +15,7 @@ import {
 } from './pdf-task.js';
 
 /** Options of {@link createPdfWorkerPool}, parsed once. */
-export const pdfWorkerPoolOptionsSchema = z.object({
+export const pdfWorkerPoolOptionsSchema = z.strictObject({
   /**
    * Worker threads, each with its own mupdf (about 30 MB once warm). One per core: PDF work is pure
    * CPU, so more threads than cores only share the same cores.
@@ -131,10 +132,10 @@ const crashed = () =>
 /**
  * Creates a pool of PDF worker threads (piscina), started on first use. Its own queue admits one task
  * per worker, so a task's deadline starts when a worker takes it.
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createPdfWorkerPool(input: PdfWorkerPoolOptions = {}): PdfWorkerPool {
-  const options = pdfWorkerPoolOptionsSchema.parse(input);
+  const options = parseOptions(pdfWorkerPoolOptionsSchema, input);
   const queue = createRenderQueue({
     maxConcurrentRenders: options.workers,
     maxQueuedRenders: options.maxQueuedTasks,

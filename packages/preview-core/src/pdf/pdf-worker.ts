@@ -15,8 +15,12 @@ import { runPdfTask } from './pdf-work.js';
 // On Linux, process id 0 names the calling thread alone: this worker, not the process serving requests.
 if (process.platform === 'linux') setPriority(0, (workerData as PdfWorkerData).nice);
 
-// A worker is ready once mupdf's WASM is compiled, so a task's deadline never pays for it.
-await loadMupdf();
+// A worker is ready once mupdf's WASM is compiled, so a task's deadline never pays for it. When mupdf
+// (an optional peer) is missing, the worker stays up and answers each task with that error.
+const mupdfMissing = await loadMupdf().then(
+  () => undefined,
+  (error: unknown) => (isPreviewError(error, 'MISSING_DEPENDENCY') ? error : Promise.reject(error)),
+);
 
 /** Moves `outcome` to the main thread with its bytes transferred, not copied. */
 function transferred(outcome: PdfTaskOutcome, buffers: ArrayBuffer[]) {
@@ -51,6 +55,7 @@ function isWasmAbort(error: unknown): boolean {
  */
 export default async function handlePdfTask(task: NumberedPdfTask): Promise<unknown> {
   parentPort?.postMessage({ pdfTaskStarted: task.id } satisfies PdfTaskStarted);
+  if (mupdfMissing) return transferred(failedOutcome(mupdfMissing), []);
   try {
     const value = await runPdfTask(task);
     return transferred({ ok: true, value }, bufferOf(value.data));

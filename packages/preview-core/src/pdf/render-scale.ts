@@ -18,7 +18,8 @@ function neededScale(pageSide: number, requestedSide: number): number {
  * without upscaling afterwards, reduced when the render would exceed `maxPixels`.
  */
 export function planPageRender(page: Size, area: Area, maxPixels: number): PageRender {
-  let scale = Math.max(neededScale(page.width, area.width), neededScale(page.height, area.height));
+  const heightScale = area.widthOnly === true ? 0 : neededScale(page.height, area.height);
+  let scale = Math.max(neededScale(page.width, area.width), heightScale);
   const pixels = page.width * page.height * scale * scale;
   if (pixels > maxPixels) scale *= Math.sqrt(maxPixels / pixels);
   const width = Math.max(1, Math.floor(page.width * scale));

@@ -1,5 +1,5 @@
-import { PDFDocument } from 'pdf-lib';
 import { PreviewError } from '../errors.js';
+import { loadPdfLib } from '../options/optional-peer.js';
 import type { OpenedPdf } from './open-pdf.js';
 import type { PageSelection } from './page-selection.js';
 
@@ -13,6 +13,7 @@ function selectedIndices(selection: PageSelection): number[] {
  * throws, and when pdf-lib counts other pages than mupdf (its page numbers would not be the same).
  */
 async function copyWithPdfLib(bytes: Uint8Array, opened: OpenedPdf, indices: number[]): Promise<Uint8Array> {
+  const { PDFDocument } = await loadPdfLib();
   const source = await PDFDocument.load(bytes, { updateMetadata: false });
   if (source.getPageCount() !== opened.pageCount) {
     throw new Error(`pdf-lib sees ${source.getPageCount()} pages where mupdf sees ${opened.pageCount}`);

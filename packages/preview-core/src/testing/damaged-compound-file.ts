@@ -7,7 +7,14 @@ export type CompoundDamage =
   /** The directory declares `stream` 500 bytes longer than its sector chain. */
   | 'stream-longer-than-chain'
   /** A sibling pointer of the directory entry after `stream` names an entry that does not exist. */
-  | 'sibling-to-missing-entry';
+  | 'sibling-to-missing-entry'
+  /** `stream` is renamed in upper case (`WORKBOOK`) and the root's class id zeroed. */
+  | 'stream-name-case'
+  /**
+   * `stream` is renamed to `Xyzzy` padded to the same length (the file no longer says which
+   * application wrote it) and the root's class id replaced by a made-up one.
+   */
+  | 'stream-renamed';
 
 const ENTRY_BYTES = 128;
 
@@ -53,6 +60,14 @@ export function damageCompoundFile(
   const index = offsets.findIndex((offset) => entryName(bytes, offset) === stream);
   const offset = offsets[index];
   if (offset === undefined) throw new Error(`no directory entry named ${stream}`);
+  if (damage === 'stream-name-case' || damage === 'stream-renamed') {
+    const root = offsets[0] as number;
+    const name = damage === 'stream-name-case' ? stream.toUpperCase() : 'Xyzzy'.padEnd(stream.length, 'z');
+    bytes.write(name, offset, 'utf16le');
+    const classId = damage === 'stream-name-case' ? '00'.repeat(16) : 'ffeeddccbbaa99887766554433221100';
+    Buffer.from(classId, 'hex').copy(bytes, root + 80);
+    return bytes;
+  }
   if (damage === 'stream-longer-than-chain') {
     bytes.writeUInt32LE(bytes.readUInt32LE(offset + 120) + 500, offset + 120);
     return bytes;

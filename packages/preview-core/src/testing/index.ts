@@ -15,11 +15,6 @@ export {
   type ZipEntrySpec,
 } from './container-samples.js';
 export { type CompoundDamage, damageCompoundFile } from './damaged-compound-file.js';
-export {
-  type ConformanceSample,
-  type DocumentConverterFixture,
-  describeDocumentConverterConformance,
-} from './document-converter-conformance.js';
 export { heicSample } from './heic-sample.js';
 export {
   animatedGif,
@@ -37,6 +32,11 @@ export {
   rotatedExifJpeg,
   solidImage,
 } from './image-fixtures.js';
+export {
+  createInMemoryConverter,
+  type InMemoryConverter,
+  type InMemoryConverterOptions,
+} from './in-memory-converter.js';
 export { type LargeCompoundFileSpec, makeLargeCompoundFile } from './large-compound-file.js';
 export {
   encryptPdf,
@@ -53,10 +53,6 @@ export {
   type StorageServiceDouble,
   startStorageServiceDouble,
 } from './storage-service-double.js';
-export {
-  describeStoredFileSourceConformance,
-  type StoredFileSourceFixture,
-} from './stored-file-source-conformance.js';
 export {
   makeWord6Document,
   makeWord6Stream,

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { createConvertedPdfCache } from '../../src/document/converted-pdf-cache.js';
 import { createDocumentPreviewService } from '../../src/document/document-preview-service.js';
-import { createInMemoryConverter } from '../../src/document/in-memory-converter.js';
 import { createPdfPreviewService } from '../../src/pdf/pdf-preview-service.js';
 import { createPreviewService } from '../../src/preview-service.js';
 import { createInMemoryStoredFileSource } from '../../src/storage/in-memory-stored-file-source.js';
 import { docxZipBomb } from '../../src/testing/container-samples.js';
 import { imageFacts } from '../../src/testing/image-fixtures.js';
+import { createInMemoryConverter } from '../../src/testing/in-memory-converter.js';
 import { makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
 import { sampleDocument } from '../../src/testing/sample-documents.js';
 

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectDocumentType } from '../../src/document/detect-document-type.js';
 import {
   createLibreOfficeConverter,
   type LibreOfficeConverter,
 } from '../../src/document/libreoffice/libreoffice-converter.js';
 import { DOCX_CONTENT_TYPES, makeZip } from '../../src/testing/container-samples.js';
-import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
+import { damageCompoundFile } from '../../src/testing/damaged-compound-file.js';
 import { pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { previewFailure } from '../../src/testing/preview-failure.js';
 import { SAMPLE_DOCUMENTS, sampleDocument } from '../../src/testing/sample-documents.js';
+import { describeDocumentConverterConformance } from '../../src/testing/vitest/document-converter-conformance.js';
 import { makeWord6Document, pagedParagraphs } from '../../src/testing/word6-document.js';
 
 // Real LibreOffice (Debian's soffice and python3-uno), one warm instance per pool: the machine has 2 cores.
@@ -24,6 +27,8 @@ describeDocumentConverterConformance('LibreOffice pool', {
       { name: 'word/document.xml', data: '<<< this is not XML' },
     ]),
 });
+
+const ZIP_LIMITS = { maxEntries: 10_000, maxUncompressedBytes: 512 * 1024 * 1024, maxCompressionRatio: 200 };
 
 const FIRST_AND_LAST: Readonly<Record<string, readonly [string, string]>> = {
   text: ['Alpha page one', 'Charlie page three'],
@@ -119,6 +124,28 @@ describe('LibreOffice pool converting real documents', () => {
         expect(converter.status().restarts).toBe(0);
       });
     }
+
+    // A damaged spreadsheet of the kind fuzzing corpora hold: `soffice --convert-to pdf` converts it,
+    // so the previews must not refuse it before LibreOffice sees it.
+    it('converts an xls whose Workbook stream name is in upper case (detected as xls)', async () => {
+      const data = damageCompoundFile(await sampleDocument('spreadsheet.xls'), 'stream-name-case');
+      const type = await detectDocumentType(data, ZIP_LIMITS);
+      expect(type).toBe('xls');
+      const pages = await pdfPageTexts(await converter.convert({ data, type }));
+      expect(pages).toHaveLength(3);
+      expect(pages[0]).toContain('Sheet North');
+    });
+
+    it('hands an OLE2 file whose Workbook stream lost its name to LibreOffice, which judges it', async () => {
+      const data = damageCompoundFile(await sampleDocument('spreadsheet.xls'), 'stream-renamed');
+      // Not refused by the pre-check: the container is sound, only its application is unclear.
+      const type = await detectDocumentType(data, ZIP_LIMITS);
+      const error = await previewFailure(converter.convert({ data, type }));
+      // LibreOffice's own detection was asked (its answer is in the cause) and refused this one.
+      expect(error.code).toBe('CONVERSION_FAILED');
+      expect(String((error.cause as Error | undefined)?.message)).toContain('detected:');
+      expect(converter.status().restarts).toBe(0);
+    });
   });
 
   describe('converting some pages and counting all (convertPages)', () => {

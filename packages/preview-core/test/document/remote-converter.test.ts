@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRemoteConverter } from '../../src/document/remote/remote-converter.js';
-import { describeDocumentConverterConformance } from '../../src/testing/document-converter-conformance.js';
 import { makePdf, pdfPageTexts } from '../../src/testing/pdf-samples.js';
+import { describeDocumentConverterConformance } from '../../src/testing/vitest/document-converter-conformance.js';
 
 // The adapter against a real HTTP server on loopback that speaks the Collabora convert-to protocol
 // and can be told to misbehave. The conformance suite also runs against the server's own

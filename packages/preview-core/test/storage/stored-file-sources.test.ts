@@ -10,7 +10,8 @@ import {
   type StoredFileRef,
   storedFilePath,
 } from '../../src/index.js';
-import { describeStoredFileSourceConformance, startStorageServiceDouble } from '../../src/testing/index.js';
+import { startStorageServiceDouble } from '../../src/testing/index.js';
+import { describeStoredFileSourceConformance } from '../../src/testing/vitest/index.js';
 
 describeStoredFileSourceConformance('in memory', async () => {
   const source = createInMemoryStoredFileSource();

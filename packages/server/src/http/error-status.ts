@@ -2,29 +2,12 @@ import { postgresUnavailableReason } from '@collab-suite/chat-domain';
 import { chatErrorMapper } from '../chat/error-status.js';
 import { previewErrorMapper } from '../preview/error-status.js';
 import { samlErrorMapper } from '../saml/error-status.js';
-import { HttpError, RequestValidationError, type ValidationIssue } from './http-error.js';
+import { HttpError, RequestValidationError } from './http-error.js';
 import { isMalformedPathError, malformedPathMessage } from './malformed-path.js';
+import type { LibraryErrorMapper, MappedError } from './mapped-error.js';
 import { isRedisUnavailableError, redisUnavailableAnswer } from './redis-unavailable.js';
 
-/** What the server answers for an error, before a feature formats the body. */
-export interface MappedError {
-  status: number;
-  message: string;
-  /** A library's error code, when the error came from a library. */
-  code?: string;
-  details?: unknown;
-  issues?: ValidationIssue[];
-  headers: Record<string, string>;
-}
-
-/**
- * Maps one library's error class to statuses, with a table typed `Record<TheLibraryErrorCode, number>`
- * so that a new code does not compile until it has a status.
- */
-export interface LibraryErrorMapper {
-  matches(error: unknown): boolean;
-  map(error: unknown): MappedError;
-}
+export type { LibraryErrorMapper, MappedError } from './mapped-error.js';
 
 /** One mapper per library, each defined in its feature folder (`src/<feature>/error-status.ts`). */
 const libraryErrorMappers: LibraryErrorMapper[] = [previewErrorMapper, chatErrorMapper, samlErrorMapper];

@@ -1,4 +1,4 @@
-import type { MappedError } from './error-status.js';
+import type { MappedError } from './mapped-error.js';
 
 /** What ioredis rejects a command with when Redis is down, unreachable or not answering in time. */
 const unavailableMessages = [

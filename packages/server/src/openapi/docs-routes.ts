@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler, Router } from 'express';
 import { pageSecurityHeaders } from '../http/page-security-headers.js';
 
@@ -28,6 +29,16 @@ function docsPage(asyncApi: boolean): string {
 
 const startScript = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#docs', deepLinking: true });`;
 
+/**
+ * Where swagger-ui's bundle and stylesheet are: copied beside the build (dist/docs-assets, see
+ * tsup.config.ts), so the published server does not depend on swagger-ui-dist and its telemetry
+ * postinstall; from the sources (tests), the devDependency's own folder.
+ */
+function docsAssetsFolder(): string {
+  if (!import.meta.url.endsWith('.ts')) return fileURLToPath(new URL('./docs-assets/', import.meta.url));
+  return createRequire(import.meta.url)('swagger-ui-dist').getAbsoluteFSPath();
+}
+
 /** Answers `GET /openapi.json` (or `/asyncapi.json`) with the document, serialised once. */
 export function createOpenApiHandler(document: object): RequestHandler {
   const body = JSON.stringify(document);
@@ -51,9 +62,7 @@ export function createDocsRouter(options: { asyncApi: boolean; publicUrl?: strin
       connectSources: options.publicUrl === undefined ? [] : [new URL(options.publicUrl).origin],
     }),
   );
-  const require = createRequire(import.meta.url);
-  const assets: string = require('swagger-ui-dist').getAbsoluteFSPath();
-  router.use('/assets', express.static(assets, { index: false, maxAge: '1d' }));
+  router.use('/assets', express.static(docsAssetsFolder(), { index: false, maxAge: '1d' }));
   router.get('/start.js', (_request, response) => {
     response.type('application/javascript').send(startScript);
   });

@@ -41,8 +41,8 @@ const thumbnailFormat = {
   name: 'output_format',
   in: 'query',
   required: false,
-  description: 'jpeg (default) or png.',
-  schema: { type: 'string', enum: ['jpeg', 'png'], default: 'jpeg' },
+  description: "jpeg (default) or png. webp and avif: this project's extension, never a default.",
+  schema: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif'], default: 'jpeg' },
 };
 
 const thumbnailOptions = [previewParameters.shape, previewParameters.quality, thumbnailFormat];

@@ -7,12 +7,15 @@ import {
 } from '@collab-suite/preview-core';
 import { z } from 'zod';
 
-const AREA_TEXT = /^[0-9]+x[0-9]+$/;
+const AREA_TEXT = /^[0-9]+x[0-9]*$/;
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 
 const side = (digits: string) => Math.min(Number(digits), Number.MAX_SAFE_INTEGER);
 
-/** `area` path segment: `<width>x<height>`, digits only; sizes are checked against the limit later (400). */
+/**
+ * `area` path segment: `<width>x<height>`, digits only, or the width-only extension `<width>x`; sizes
+ * are checked against the limit later (400).
+ */
 export const areaSchema = z
   .string()
   .refine((value) => AREA_TEXT.test(value), {
@@ -20,7 +23,8 @@ export const areaSchema = z
       `expected area like 256x256 (<width>x<height>, digits only, 0 = source size) but received ${JSON.stringify(issue.input)}`,
   })
   .transform((value): Area => {
-    const [width = '0', height = '0'] = value.split('x');
+    const [width = '0', height = ''] = value.split('x');
+    if (height === '') return { width: side(width), height: 0, widthOnly: true };
     return { width: side(width), height: side(height) };
   });
 

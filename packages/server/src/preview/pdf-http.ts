@@ -70,6 +70,8 @@ export function storedAreaRequest<Options extends Record<string, string | boolea
     ...bytesDecidingOptions(name, options),
     width: area.width,
     height: area.height,
+    // Only the width-only extension adds a key, so ETags of `WxH` areas stay what they were.
+    ...(area.widthOnly === true ? { widthOnly: true } : {}),
   };
   return {
     stored: { id: path.id, version: path.version, serviceType, options: etagOptions },

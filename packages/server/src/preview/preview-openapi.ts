@@ -27,8 +27,8 @@ export const previewParameters = {
     in: 'path',
     required: true,
     description:
-      'Output size `<width>x<height>`; 0 takes the source side, sides under 80 become 80. Malformed: 422; a side over PREVIEW_MAX_OUTPUT_SIDE: 400.',
-    schema: { type: 'string', pattern: '^[0-9]+x[0-9]+$', maxLength: 64, examples: ['256x256'] },
+      "Output size `<width>x<height>`; 0 takes the source side (`200x0`: the source's height, as in the original service), sides under 80 become 80. Extension: `<width>x` alone (`200x`) is width-only, the height following the source's aspect ratio. Malformed: 422; a side over PREVIEW_MAX_OUTPUT_SIDE: 400.",
+    schema: { type: 'string', pattern: '^[0-9]+x[0-9]*$', maxLength: 64, examples: ['256x256', '200x'] },
   },
   serviceType: {
     name: 'service_type',
@@ -65,7 +65,7 @@ const outputFormat = (defaultText: string) => ({
   name: 'output_format',
   in: 'query',
   required: false,
-  description: `Output format; ${defaultText}. gif only for GIF input (animation kept), else 400.`,
+  description: `Output format; ${defaultText}. gif only for GIF input (animation kept), else 400. webp and avif are this project's extension to the original service (never a default); quality applies to them as to jpeg.`,
   schema: { type: 'string', enum: [...OUTPUT_FORMATS] },
 });
 
@@ -77,7 +77,7 @@ const detail = (description: string) => ({
 const imageResponse = {
   description: 'The rendered image.',
   content: Object.fromEntries(
-    ['image/jpeg', 'image/png', 'image/gif'].map((type) => [
+    ['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif'].map((type) => [
       type,
       { schema: { type: 'string', format: 'binary' } },
     ]),
@@ -297,7 +297,7 @@ export const previewOpenApi: OpenApiFragment = {
  */
 export function boundedAreaPattern(maxOutputSide: number): string {
   const side = `0*${toRegexRange(0, maxOutputSide, { capture: false, shorthand: false })}`;
-  return `^${side}x${side}$`;
+  return `^${side}x(?:${side})?$`;
 }
 
 /**

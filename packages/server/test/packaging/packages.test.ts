@@ -66,6 +66,10 @@ describe('the packed packages', () => {
         ...tarballs,
         'typescript@6.0.3',
         '@types/node@20.19.43',
+        // Optional peers for type-checking without skipLibCheck: the server's types name Express's,
+        // werift's (under webrtc-sfu's) name multicast-dns's.
+        '@types/express@5.0.6',
+        '@types/multicast-dns@7.2.4',
       ],
       { cwd: work, maxBuffer: 16 * 1024 * 1024 },
     );
@@ -113,6 +117,19 @@ describe('the packed packages', () => {
       { cwd: work },
     );
     expect(required.stderr).not.toContain('Error');
+    for (const library of libraries) {
+      const name = `@collab-suite/${library}`;
+      const timed = await run(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const start = performance.now(); await import(${JSON.stringify(name)}); console.log((performance.now() - start).toFixed(0));`,
+        ],
+        { cwd: work },
+      );
+      console.log(`import time of ${name}: ${timed.stdout.trim()} ms (cold process, not asserted)`);
+    }
     expect(
       await startsListening(
         path.join(work, 'node_modules/.bin/collab-suite-server'),

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { createRemoteConverter } from '@collab-suite/preview-core';
 import {
   DOCX_CONTENT_TYPES,
-  describeDocumentConverterConformance,
   makeZip,
   pdfPageTexts,
   sampleDocument,
 } from '@collab-suite/preview-core/testing';
+import { describeDocumentConverterConformance } from '@collab-suite/preview-core/testing/vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchHealth, startTestServer, type TestServer } from '../support/test-server.js';
 import { bodyBytes, detailOf, upload } from './preview-test-support.js';

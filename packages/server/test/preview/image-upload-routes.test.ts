@@ -106,10 +106,28 @@ describe('POST /preview/image/{area}/thumbnail/', () => {
     expect(isNear(await pixelAt(image, 50, 190), [0, 0, 255, 255], 30)).toBe(true);
   });
 
+  it('answers webp and avif thumbnails when asked (extension; jpeg stays the default)', async () => {
+    for (const format of ['webp', 'avif']) {
+      const response = await upload(thumbnail('80x80', `?output_format=${format}`), landscape);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(`image/${format}`);
+    }
+  });
+
+  it('reads the width-only area 200x as the source aspect ratio, and 200x0 as the source height', async () => {
+    const photo = await rotatedExifJpeg(200, 100);
+    const answer = await upload(thumbnail('200x', '?output_format=png'), photo);
+    if (answer.status !== 200) throw new Error(`${answer.status} ${await answer.text()}`);
+    const widthOnly = await bodyBytes(answer);
+    expect(await imageFacts(widthOnly)).toMatchObject({ width: 200, height: 400 });
+    const original = await bodyBytes(await upload(thumbnail('100x0', '?output_format=png'), photo));
+    expect(await imageFacts(original)).toMatchObject({ width: 100, height: 200 });
+  });
+
   it.each([
     ['shape', 'circle'],
     ['quality', 'ultra'],
-    ['output_format', 'webp'],
+    ['output_format', 'bmp'],
   ])('answers 422 with an HTTPValidationError for %s=%s', async (name, value) => {
     const response = await upload(thumbnail('80x80', `?${name}=${value}`), landscape);
     expect(response.status).toBe(422);

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PreviewError } from '../../errors.js';
+import { parseOptions } from '../../options/parse-options.js';
 import type { ConversionRequest, ConverterStatus, DocumentConverter } from '../document-converter.js';
 import { normaliseLocale } from '../locale.js';
 import { ConversionQueue } from './conversion-queue.js';
@@ -41,10 +42,10 @@ function killOnExit(instances: readonly SofficeInstance[]): void {
  * kills and restarts its instance; a crashed instance restarts; every instance restarts after
  * `restartAfterConversions`; waiting conversions are bounded. Instances start in the background:
  * conversions asked meanwhile wait in the queue.
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createLibreOfficeConverter(input: LibreOfficeOptionsInput = {}): LibreOfficeConverter {
-  const options = libreOfficeOptionsSchema.parse(input);
+  const options = parseOptions(libreOfficeOptionsSchema, input);
   const ownsWorkDir = options.workDir === undefined;
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'collab-preview-lo-'));
   const instances = Array.from(

@@ -5,7 +5,7 @@ import { z } from 'zod';
 const milliseconds = (minimum: number) => z.number().int().min(minimum);
 
 /** Options of the local LibreOffice converter pool, parsed once. */
-export const libreOfficeOptionsSchema = z.object({
+export const libreOfficeOptionsSchema = z.strictObject({
   /**
    * The `soffice` program: a name looked up on PATH or a path. Missing: the converter reports
    * itself unavailable (CONVERTER_UNAVAILABLE) and keeps retrying in the background.

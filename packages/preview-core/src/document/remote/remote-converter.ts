@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { PreviewError } from '../../errors.js';
+import { parseOptions } from '../../options/parse-options.js';
 import type { ConversionRequest, ConverterStatus, DocumentConverter } from '../document-converter.js';
 import { normaliseLocale } from '../locale.js';
 import { type Attempt, attemptConversion } from './remote-attempt.js';
 
 /** Options of {@link createRemoteConverter}, parsed once. */
-export const remoteConverterOptionsSchema = z.object({
+export const remoteConverterOptionsSchema = z.strictObject({
   /** Base URL of a Collabora Online (coolwsd) or compatible server, e.g. `http://127.0.0.1:9980`. */
   baseUrl: z.url({ protocol: /^https?$/ }),
   /**
@@ -70,10 +71,10 @@ async function probeBaseUrl(baseUrl: string, timeoutMs: number): Promise<true | 
  * `POST <baseUrl>/cool/convert-to/pdf?lang=<locale>` (multipart field `data`), with a timeout per
  * attempt and retries with back-off on connection errors, 5xx and 429. `probe()` asks the base URL
  * whether it answers at all, for health checks between conversions.
- * @throws {ZodError} when an option is malformed.
+ * @throws {PreviewError} `INVALID_OPTION` when an option is malformed.
  */
 export function createRemoteConverter(input: RemoteConverterOptionsInput): DocumentConverter {
-  const options = remoteConverterOptionsSchema.parse(input);
+  const options = parseOptions(remoteConverterOptionsSchema, input);
   const endpoint = new URL(
     'cool/convert-to/pdf',
     options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,

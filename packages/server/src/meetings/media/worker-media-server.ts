@@ -1,6 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { IceServerConfig } from '@collab-suite/chat-domain';
-import type { SfuOptionsInput, SfuStats } from '@collab-suite/webrtc-sfu';
+import { createSfuWorker, type SfuOptionsInput, type SfuStats } from '@collab-suite/webrtc-sfu';
 import type { Logger } from 'pino';
 import type { MediaHostLoad, MediaHostMessage, MediaReply } from './media-protocol.js';
 import { createRemoteMediaServer, type RemoteMediaServer } from './remote-media-server.js';
@@ -42,54 +42,43 @@ export function createWorkerMediaServer(options: {
   iceServers: IceServerConfig[];
   logger: Logger;
 }): WorkerMediaServer {
-  let worker: Worker;
   let load = EMPTY_LOAD;
-  let restarts = 0;
   let closing = false;
   const statsWaiters = new Set<(stats: SfuStats | undefined) => void>();
 
-  const start = () => {
-    const started = new Worker(workerFilename(), { workerData: options.sfuOptions });
-    started.on('message', (message: MediaReply | MediaHostMessage) => {
-      if ('kind' in message && message.kind === 'load') load = message.load;
-      else if ('kind' in message && message.kind === 'stats') {
-        for (const waiter of [...statsWaiters]) waiter(message.stats);
-      } else media.receive(message);
-    });
-    started.on('error', (error) => options.logger.error({ err: error }, 'the media worker failed'));
-    started.on('exit', (code) => {
-      if (closing || started !== worker) return;
-      restarts += 1;
-      const lost = load.meetings.map((meeting) => meeting.meetingId);
-      load = EMPTY_LOAD;
-      options.logger.error({ code, meetings: lost }, 'the media worker stopped; starting a new one');
-      worker = start();
-      media.hostLost('the media server stopped while carrying out the request');
-      if (lost.length > 0) {
-        media.receive({
-          kind: 'event',
-          event: { type: 'media-lost', meetingIds: lost, reason: 'media_server_failed' },
-        });
-      }
-    });
-    return started;
-  };
+  // webrtc-sfu's worker host starts the thread, replaces it when it ends on its own and stops it.
+  const worker = createSfuWorker({ entry: workerFilename(), sfuOptions: options.sfuOptions });
+  worker.onMessage((received) => {
+    const message = received as MediaReply | MediaHostMessage;
+    if ('kind' in message && message.kind === 'load') load = message.load;
+    else if ('kind' in message && message.kind === 'stats') {
+      for (const waiter of [...statsWaiters]) waiter(message.stats);
+    } else media.receive(message);
+  });
+  worker.onError((error) => options.logger.error({ err: error }, 'the media worker failed'));
+  worker.onRestart((code) => {
+    const lost = load.meetings.map((meeting) => meeting.meetingId);
+    load = EMPTY_LOAD;
+    options.logger.error({ code, meetings: lost }, 'the media worker stopped; starting a new one');
+    media.hostLost('the media server stopped while carrying out the request');
+    if (lost.length > 0) {
+      media.receive({
+        kind: 'event',
+        event: { type: 'media-lost', meetingIds: lost, reason: 'media_server_failed' },
+      });
+    }
+  });
 
   const media = createRemoteMediaServer({
     iceServers: options.iceServers,
     link: {
-      send: (command) => worker.postMessage(command),
+      send: (command) => worker.send(command),
       async close() {
         closing = true;
-        const stopped = new Promise((resolve) => worker.once('exit', resolve));
-        worker.postMessage('close');
-        const forced = setTimeout(() => void worker.terminate(), 5000);
-        await stopped;
-        clearTimeout(forced);
+        await worker.close();
       },
     },
   });
-  worker = start();
   const stats = () =>
     new Promise<SfuStats | undefined>((resolve) => {
       if (closing) return resolve(undefined);
@@ -101,12 +90,12 @@ export function createWorkerMediaServer(options: {
       };
       statsWaiters.add(done);
       // One request serves every waiter: the first answer resolves them all.
-      if (statsWaiters.size === 1) worker.postMessage('stats');
+      if (statsWaiters.size === 1) worker.send('stats');
     });
   return Object.defineProperties(media as WorkerMediaServer, {
     load: { value: () => load },
     stats: { value: stats },
-    restarts: { get: () => restarts },
-    thread: { get: () => worker },
+    restarts: { get: () => worker.restarts },
+    thread: { get: () => worker.thread },
   });
 }

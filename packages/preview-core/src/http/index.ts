@@ -1,0 +1,1 @@
+export { httpStatusOf, previewErrorStatus, retryAfterSecondsOf } from './http-status.js';

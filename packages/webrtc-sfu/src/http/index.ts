@@ -1,0 +1,1 @@
+export { httpStatusOf, sfuErrorStatus } from './http-status.js';
