@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meetingJsonLimitBytes } from '../../src/meetings/meeting-routes.js';
 import { loopbackMeetingEnv, meetingUser } from '../meetings/meeting-test-support.js';
 import { type ChatTestServer, onePixelPng, startChatServer, users } from './chat-test-support.js';
 
@@ -80,13 +81,13 @@ describe('chat and meeting limits set through the environment', () => {
     }
   });
 
-  it('answers a meeting body past its 256 KiB JSON limit with 413', async () => {
+  it('answers a meeting body past its JSON limit (room for any sdp within its bound) with 413', async () => {
     const { a, b, c } = users('a', 'b', 'c');
     const room = await server.as(a)('POST', '/rooms', {
       json: { type: 'group', name: 'Big', membersIds: [b, c] },
     });
     const response = await server.as(a)('POST', '/meetings', {
-      json: { roomId: room.body.id, name: 'x'.repeat(300 * 1024) },
+      json: { roomId: room.body.id, name: 'x'.repeat(meetingJsonLimitBytes + 1) },
     });
     expect(response.status).toBe(413);
     expect((await server.as(a)('GET', `/rooms/${room.body.id}/meeting`)).status).toBe(404);
