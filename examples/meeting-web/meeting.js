@@ -99,7 +99,10 @@ export class Meeting {
         await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
       }
     } catch (error) {
-      if (!this.closed) this.ui.status(`Could not restart the ${connection} connection: ${error.message}`);
+      if (this.closed) return;
+      this.ui.status(`Could not restart the ${connection} connection: ${error.message}`);
+      // 404: the server no longer has this participant (its meeting stopped or it was removed).
+      if (error.status === 404) this.ui.participationLost?.();
     }
   }
 

@@ -126,6 +126,9 @@ const ui = {
     else if (connectionState === 'connected' && state.meetingName !== undefined)
       setStatus(`In meeting ${state.meetingName}.`);
   },
+  participationLost() {
+    void rejoin('The server no longer had you in the meeting.');
+  },
   unpublished(type) {
     setPressed(buttons[type === 'video' ? 'camera' : 'screen'], false);
   },
