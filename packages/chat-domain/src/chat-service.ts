@@ -5,6 +5,8 @@ import type {
   parseMemberToInsert,
   parseRoomCreation,
   parseRoomEdit,
+  RequestBody,
+  requestBody,
 } from './parse-bodies.js';
 import type { BlobSweepResult } from './ports/blob-store.js';
 import type { AttachmentContent } from './service/attachments.js';
@@ -41,10 +43,11 @@ export interface ChatService {
     page: { limit: number; cursor?: string | undefined },
   ): Promise<{ rooms: Room[]; nextCursor: string | undefined }>;
   /**
-   * Creates a room; the caller becomes an owner. HTTP layers parse a body with {@link parseRoomCreation}.
+   * Creates a room; the caller becomes an owner. HTTP layers parse a body with {@link parseRoomCreation}, or pass it
+   * as {@link requestBody}(body) to have it checked where the original API checks it.
    * @throws ChatError `invalid_input`, `operation_not_allowed`, `room_full`, `one_to_one_exists`, `user_not_found`, `too_many_rooms`
    */
-  createRoom(actor: Actor, fields: RoomCreationFields): Promise<Room>;
+  createRoom(actor: Actor, fields: RoomCreationFields | RequestBody<RoomCreationFields>): Promise<Room>;
   /** A room with members and the caller's settings. @throws ChatError `room_not_found`, `not_a_member` */
   getRoom(actor: Actor, roomId: string): Promise<Room>;
   /**
@@ -52,7 +55,11 @@ export interface ChatService {
    * {@link parseRoomEdit}.
    * @throws ChatError `invalid_input`, `room_not_found`, `not_a_member`, `operation_not_allowed`, `not_an_owner`
    */
-  updateRoom(actor: Actor, roomId: string, fields: RoomEditableFields): Promise<Room>;
+  updateRoom(
+    actor: Actor,
+    roomId: string,
+    fields: RoomEditableFields | RequestBody<RoomEditableFields>,
+  ): Promise<Room>;
   /**
    * Deletes a group or temporary room with its picture, attachments and settings (owners only).
    * @throws ChatError `room_not_found`, `not_a_member`, `forbidden`, `not_an_owner`
@@ -63,10 +70,15 @@ export interface ChatService {
   listMembers(actor: Actor, roomId: string): Promise<Member[]>;
   /**
    * Adds a member (owners only); `owner` and `historyCleared` default to false. HTTP layers parse a
-   * body with {@link parseMemberToInsert}, which requires all three fields as the original API does.
+   * body with {@link parseMemberToInsert}, which requires all three fields as the original API does,
+   * or pass {@link requestBody}(body), checked the same way after the access checks.
    * @throws ChatError `invalid_input`, `user_not_found`, `room_not_found`, `not_a_member`, `not_an_owner`, `operation_not_allowed`, `room_full`, `already_member`
    */
-  addMember(actor: Actor, roomId: string, member: MemberToInsert): Promise<MemberInserted>;
+  addMember(
+    actor: Actor,
+    roomId: string,
+    member: MemberToInsert | RequestBody<MemberToInsert>,
+  ): Promise<MemberInserted>;
   /**
    * Removes a member (owners) or leaves (the caller); the last member leaving deletes the room.
    * @throws ChatError `room_not_found`, `not_a_member`, `not_an_owner`, `operation_not_allowed`, `member_not_found`, `last_owner`
@@ -118,7 +130,11 @@ export interface ChatService {
    * {@link parseForwardMessages}; the configured limits are checked here.
    * @throws ChatError `invalid_input`, `room_not_found`, `not_a_member`, `attachment_not_found`, `blob_missing`, `dependency_failed`
    */
-  forwardMessages(actor: Actor, roomId: string, messages: readonly ForwardedMessage[]): Promise<void>;
+  forwardMessages(
+    actor: Actor,
+    roomId: string,
+    messages: readonly ForwardedMessage[] | RequestBody<readonly ForwardedMessage[]>,
+  ): Promise<void>;
 
   /** Deletes bytes left behind by earlier deletions that failed midway; returns how many. */
   purgeDeletedBlobs(): Promise<number>;

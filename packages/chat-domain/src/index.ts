@@ -133,6 +133,8 @@ export {
   parseMemberToInsert,
   parseRoomCreation,
   parseRoomEdit,
+  type RequestBody,
+  requestBody,
 } from './parse-bodies.js';
 export type {
   BlobPutOptions,

@@ -20,9 +20,11 @@ import {
   parseMemberToInsert,
   parseRoomCreation,
   parseRoomEdit,
+  type RequestBody,
   type Room,
   type RoomCreationFields,
   type RoomEditableFields,
+  requestBody,
   retryAfterSecondsOf,
 } from '@collab-suite/chat-domain';
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -44,10 +46,18 @@ function refusal(work: () => unknown): unknown {
 
 describe('the typed public API of chat-domain', () => {
   it('types every service method input precisely', () => {
-    expectTypeOf<ChatService['createRoom']>().parameter(1).toEqualTypeOf<RoomCreationFields>();
-    expectTypeOf<ChatService['updateRoom']>().parameter(2).toEqualTypeOf<RoomEditableFields>();
-    expectTypeOf<ChatService['addMember']>().parameter(2).toEqualTypeOf<MemberToInsert>();
-    expectTypeOf<ChatService['forwardMessages']>().parameter(2).toEqualTypeOf<readonly ForwardedMessage[]>();
+    expectTypeOf<ChatService['createRoom']>()
+      .parameter(1)
+      .toEqualTypeOf<RoomCreationFields | RequestBody<RoomCreationFields>>();
+    expectTypeOf<ChatService['updateRoom']>()
+      .parameter(2)
+      .toEqualTypeOf<RoomEditableFields | RequestBody<RoomEditableFields>>();
+    expectTypeOf<ChatService['addMember']>()
+      .parameter(2)
+      .toEqualTypeOf<MemberToInsert | RequestBody<MemberToInsert>>();
+    expectTypeOf<ChatService['forwardMessages']>()
+      .parameter(2)
+      .toEqualTypeOf<readonly ForwardedMessage[] | RequestBody<readonly ForwardedMessage[]>>();
     expectTypeOf<ChatService['createRoom']>().returns.resolves.toEqualTypeOf<Room>();
     expectTypeOf<ChatService['addMember']>().returns.resolves.toEqualTypeOf<MemberInserted>();
     expectTypeOf<RoomCreationFields['type']>().toEqualTypeOf<'group' | 'one_to_one' | 'temporary'>();
@@ -65,7 +75,7 @@ describe('the typed public API of chat-domain', () => {
     const chat = createChatService();
     // @ts-expect-error a room type the library does not have
     void (() => chat.createRoom(alice, { type: 'channel' }));
-    // @ts-expect-error a body of unknown shape no longer compiles; HTTP layers parse it first
+    // @ts-expect-error a body of unknown shape does not compile: parse it, or wrap it in requestBody()
     void ((body: unknown) => chat.addMember(alice, 'room', body));
     // @ts-expect-error a typo in an option is a compile error too
     void (() => createChatService({ stores: createMemoryChatStore() }));
@@ -90,6 +100,24 @@ describe('the typed public API of chat-domain', () => {
       userId: bobId,
       owner: true,
       historyCleared: false,
+    });
+  });
+
+  it('checks a requestBody() with the original API rules, after the access checks', async () => {
+    const chat = createChatService();
+    const room = await chat.createRoom(alice, requestBody({ type: 'TEMPORARY', name: 'Team', extra: 1 }));
+    expect(room.type).toBe('temporary');
+    // The HTTP shape: owner and historyCleared are required.
+    await expect(chat.addMember(alice, room.id, requestBody({ userId: bobId }))).rejects.toMatchObject({
+      code: 'invalid_input',
+    });
+    // Someone outside the room learns that first, whatever the body.
+    const outsider = { userId: '0190d5b0-7a2c-7b3e-9f10-3c5d7e9a1b22' };
+    await expect(chat.addMember(outsider, room.id, requestBody({ nonsense: true }))).rejects.toMatchObject({
+      code: 'not_a_member',
+    });
+    await expect(chat.forwardMessages(outsider, room.id, requestBody({}))).rejects.toMatchObject({
+      code: 'not_a_member',
     });
   });
 

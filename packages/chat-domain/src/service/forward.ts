@@ -3,6 +3,7 @@ import { ChatError } from '../errors.js';
 import type { RoomMessagePayload } from '../events.js';
 import { type ForwardedMessage, forwardMessageSchema, parseInput, storableText } from '../inputs.js';
 import type { Actor, AttachmentRecord } from '../model.js';
+import { bodyOf, isRequestBody, type RequestBody } from '../parse-bodies.js';
 import type { ServiceContext } from './context.js';
 import { inspectOriginalMessage } from './original-message.js';
 
@@ -24,6 +25,15 @@ export function createForwardOperations(
     .array(
       z.strictObject({
         ...forwardMessageSchema.shape,
+        originalMessage: storableText(z.string().min(1).max(limits.maxOriginalMessageLength)),
+      }),
+    )
+    .min(1)
+    .max(limits.maxForwardedMessages);
+  // A request body: the original's shape, unknown keys ignored.
+  const requestBodySchema = z
+    .array(
+      forwardMessageSchema.extend({
         originalMessage: storableText(z.string().min(1).max(limits.maxOriginalMessageLength)),
       }),
     )
@@ -71,10 +81,12 @@ export function createForwardOperations(
   async function forwardMessages(
     actor: Actor,
     roomId: string,
-    messages: readonly ForwardedMessage[],
+    messages: readonly ForwardedMessage[] | RequestBody<readonly ForwardedMessage[]>,
   ): Promise<void> {
     const { room } = await context.roomAsMember(actor, roomId);
-    const items = parseInput(bodySchema, messages, 'forward');
+    const items = isRequestBody(messages)
+      ? parseInput(requestBodySchema, bodyOf(messages), 'forward')
+      : parseInput(bodySchema, messages, 'forward');
     const planned: PlannedForward[] = [];
     for (const item of items) {
       const facts = inspectOriginalMessage(item.originalMessage);

@@ -1,7 +1,13 @@
 import { ChatError } from '../errors.js';
 import { parseId } from '../ids.js';
-import { type MemberToInsert, memberToInsertFieldsSchema, parseInput } from '../inputs.js';
+import {
+  type MemberToInsert,
+  memberToInsertFieldsSchema,
+  memberToInsertSchema,
+  parseInput,
+} from '../inputs.js';
 import type { Actor, Member, MemberInserted, MemberRecord } from '../model.js';
+import { bodyOf, isRequestBody, type RequestBody } from '../parse-bodies.js';
 import type { LockedRoom } from '../ports/locked-room.js';
 import {
   checkMemberAddition,
@@ -44,10 +50,16 @@ export function createMemberOperations(
     return (await store.listMembers(room.id)).map(memberView);
   }
 
-  async function addMember(actor: Actor, roomId: string, member: MemberToInsert): Promise<MemberInserted> {
+  async function addMember(
+    actor: Actor,
+    roomId: string,
+    member: MemberToInsert | RequestBody<MemberToInsert>,
+  ): Promise<MemberInserted> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
     requireOwner(room, caller);
-    const input = parseInput(memberToInsertFieldsSchema, member, 'member');
+    const input = isRequestBody(member)
+      ? parseInput(memberToInsertSchema, bodyOf(member), 'member')
+      : parseInput(memberToInsertFieldsSchema, member, 'member');
     if (!(await context.users.userExists(input.userId, actor))) {
       throw new ChatError('user_not_found', `expected an existing user but ${input.userId} is not a user`);
     }

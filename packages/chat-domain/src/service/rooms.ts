@@ -5,9 +5,12 @@ import {
   type RoomCreationFields,
   type RoomEditableFields,
   roomCreationFieldsSchema,
+  roomCreationSchema,
   roomEditableFieldsSchema,
+  roomEditableSchema,
 } from '../inputs.js';
 import type { Actor, MemberRecord, Room, RoomRecord } from '../model.js';
+import { bodyOf, isRequestBody, type RequestBody } from '../parse-bodies.js';
 import type { RoomCursor } from '../ports/chat-store.js';
 import type { OutboxMessage } from '../ports/mirror-outbox.js';
 import { checkRoomDeletion, initialMembers, planRoomCreation, planRoomUpdate } from '../room-rules.js';
@@ -41,8 +44,13 @@ const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 export function createRoomOperations(context: ServiceContext) {
   const { store, clock, limits } = context;
 
-  async function createRoom(actor: Actor, fields: RoomCreationFields): Promise<Room> {
-    const input = parseInput(roomCreationFieldsSchema, fields, 'room');
+  async function createRoom(
+    actor: Actor,
+    fields: RoomCreationFields | RequestBody<RoomCreationFields>,
+  ): Promise<Room> {
+    const input = isRequestBody(fields)
+      ? parseInput(roomCreationSchema, bodyOf(fields), 'room')
+      : parseInput(roomCreationFieldsSchema, fields, 'room');
     const plan = planRoomCreation(input, actor.userId, limits);
     if (plan.oneToOneKey !== undefined && (await store.findOneToOneRoom(plan.oneToOneKey))) {
       throw new ChatError(
@@ -126,9 +134,15 @@ export function createRoomOperations(context: ServiceContext) {
     return roomView(room, members.map(memberView), settings ?? null);
   }
 
-  async function updateRoom(actor: Actor, roomId: string, fields: RoomEditableFields): Promise<Room> {
+  async function updateRoom(
+    actor: Actor,
+    roomId: string,
+    fields: RoomEditableFields | RequestBody<RoomEditableFields>,
+  ): Promise<Room> {
     const { room, caller } = await context.roomAsMember(actor, roomId);
-    const input = parseInput(roomEditableFieldsSchema, fields, 'room changes');
+    const input = isRequestBody(fields)
+      ? parseInput(roomEditableSchema, bodyOf(fields), 'room changes')
+      : parseInput(roomEditableFieldsSchema, fields, 'room changes');
     const changes = planRoomUpdate(room, caller, input);
     let updated = room;
     if (changes.name !== undefined || changes.description !== undefined) {

@@ -1,10 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import {
-  ChatError,
-  type ChatService,
-  parseForwardMessages,
-  type StoredBlob,
-} from '@collab-suite/chat-domain';
+import { ChatError, type ChatService, requestBody, type StoredBlob } from '@collab-suite/chat-domain';
 import express, { type Request, type Response, Router } from 'express';
 import { HttpError } from '../http/http-error.js';
 import { actorOf } from './actor.js';
@@ -119,11 +114,7 @@ export function createFileRoutes(service: ChatService): Router {
     '/rooms/:roomId/forward',
     express.json({ limit: forwardJsonLimit }),
     async (request, response) => {
-      await service.forwardMessages(
-        actorOf(response),
-        request.params.roomId,
-        parseForwardMessages(request.body),
-      );
+      await service.forwardMessages(actorOf(response), request.params.roomId, requestBody(request.body));
       response.status(204).end();
     },
   );

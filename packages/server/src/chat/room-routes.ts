@@ -1,9 +1,4 @@
-import {
-  type ChatService,
-  parseMemberToInsert,
-  parseRoomCreation,
-  parseRoomEdit,
-} from '@collab-suite/chat-domain';
+import { type ChatService, requestBody } from '@collab-suite/chat-domain';
 import express, { type RequestHandler, Router } from 'express';
 import { sendJsonArray } from '../http/send-json-array.js';
 import { actorOf } from './actor.js';
@@ -30,14 +25,14 @@ export function createRoomRoutes(service: ChatService, creationLimit?: RequestHa
   });
   const creation: RequestHandler[] = creationLimit ? [creationLimit] : [];
   router.post('/rooms', ...creation, json, async (request, response) => {
-    response.status(201).json(await service.createRoom(actorOf(response), parseRoomCreation(request.body)));
+    response.status(201).json(await service.createRoom(actorOf(response), requestBody(request.body)));
   });
   router.get('/rooms/:roomId', async (request, response) => {
     response.json(await service.getRoom(actorOf(response), request.params.roomId));
   });
   router.put('/rooms/:roomId', json, async (request, response) => {
     response.json(
-      await service.updateRoom(actorOf(response), request.params.roomId, parseRoomEdit(request.body)),
+      await service.updateRoom(actorOf(response), request.params.roomId, requestBody(request.body)),
     );
   });
   router.delete('/rooms/:roomId', async (request, response) => {
@@ -63,9 +58,7 @@ export function createRoomRoutes(service: ChatService, creationLimit?: RequestHa
   router.post('/rooms/:roomId/members', json, async (request, response) => {
     response
       .status(201)
-      .json(
-        await service.addMember(actorOf(response), request.params.roomId, parseMemberToInsert(request.body)),
-      );
+      .json(await service.addMember(actorOf(response), request.params.roomId, requestBody(request.body)));
   });
   router.delete('/rooms/:roomId/members/:userId', async (request, response) => {
     await service.removeMember(actorOf(response), request.params.roomId, request.params.userId);
