@@ -188,7 +188,8 @@ export function createDocumentPreviewService(options: {
         const { firstPage, lastPage } = selection;
         return { data: pdf, firstPage, lastPage, pageCount, documentType: type };
       }
-      const preview = await pdfService.preview(pdf, { ...request, transferInput });
+      const { locale: _locale, ...pdfRequest } = request;
+      const preview = await pdfService.preview(pdf, { ...pdfRequest, transferInput });
       return { ...preview, documentType: type };
     },
     async thumbnail(input, request) {
@@ -196,7 +197,8 @@ export function createDocumentPreviewService(options: {
       resolveArea(request.area, previewService.limits.maxOutputSide);
       const need = { kind: 'leading', pages: FIRST_PAGE } as const;
       const { pdf } = await conversions.convert(input, need, localeOf(request), request.signal);
-      return pdfService.thumbnail(pdf, { ...request, transferInput });
+      const { locale: _locale, ...pdfRequest } = request;
+      return pdfService.thumbnail(pdf, { ...pdfRequest, transferInput });
     },
     async planPreview(input, request = {}) {
       normaliseLocale(request.locale, limits.defaultLocale);

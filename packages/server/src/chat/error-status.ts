@@ -1,6 +1,6 @@
 import { ChatError, httpStatusOf, retryAfterSecondsOf } from '@collab-suite/chat-domain';
 import type { ErrorBodyFormat } from '../http/error-handler.js';
-import type { LibraryErrorMapper, MappedError } from '../http/error-status.js';
+import type { LibraryErrorMapper, MappedError } from '../http/mapped-error.js';
 
 /** Maps {@link ChatError}s to statuses with the library's own table (`httpStatusOf`, `retryAfterSecondsOf`). */
 export const chatErrorMapper: LibraryErrorMapper = {

@@ -1,6 +1,6 @@
 import { httpStatusOf, retryAfterSecondsOf, SamlConfigError } from '@collab-suite/saml-config';
 import type { ErrorBodyFormat } from '../http/error-handler.js';
-import type { LibraryErrorMapper, MappedError } from '../http/error-status.js';
+import type { LibraryErrorMapper, MappedError } from '../http/mapped-error.js';
 
 /**
  * Maps {@link SamlConfigError}s to statuses with the library's own table (`httpStatusOf`); a 503 says

@@ -284,12 +284,16 @@ describe('bad input to the chat API', () => {
   it('answers unknown chat routes with the chat error body', async () => {
     for (const [method, path] of [
       ['GET', `/rooms/${roomId}/unknown`],
-      ['PATCH', `/rooms/${roomId}`],
       ['GET', '/attachments'],
     ]) {
       const response = await server.as(a)(method as string, path as string);
       expect(response).toMatchObject({ status: 404, body: { code: 'not_found' } });
     }
+    // A documented path with a method it does not have: 405 naming the allowed ones.
+    const patch = await server.as(a)('PATCH', `/rooms/${roomId}`);
+    expect(patch.status).toBe(405);
+    expect(patch.body).toMatchObject({ code: expect.any(String) });
+    expect(patch.headers.get('allow')).toEqual(expect.stringContaining('GET'));
   });
 
   it('explains what was expected and what came', async () => {
