@@ -195,6 +195,8 @@ export const chatOpenApi: OpenApiFragment = {
         { name: { type: 'string' }, description: { type: 'string' } },
         roomEditableSchema,
       ),
+      description: 'At least one of name and description.',
+      anyOf: [{ required: ['name'] }, { required: ['description'] }],
     },
     MemberToInsert: {
       type: 'object',
@@ -259,8 +261,8 @@ export const chatOpenApi: OpenApiFragment = {
             name: 'extraFields',
             in: 'query',
             required: false,
-            description: 'members and/or settings; repeated or comma-joined.',
-            schema: { type: 'array', items: { type: 'string', enum: ['members', 'settings'] } },
+            description: 'members and/or settings; repeated or comma-joined. An empty value names nothing.',
+            schema: { type: 'array', items: { type: 'string', enum: ['members', 'settings', ''] } },
             explode: true,
           },
           {
@@ -436,7 +438,11 @@ export const chatOpenApi: OpenApiFragment = {
           header('replyId', false, 'The message replied to.'),
           header('area', false, 'Preview area WIDTHxHEIGHT, e.g. 15x20.'),
         ],
-        requestBody: { required: true, ...binary },
+        requestBody: {
+          required: false,
+          description: 'The file bytes; no body stores an empty file.',
+          ...binary,
+        },
         responses: responses(
           { 201: { description: 'Stored.', ...json(ref('Id')) } },
           [400, 403, 404, 413, 507],

@@ -18,7 +18,11 @@ import { createSchemaChecker } from '../support/contract/schema-checker.js';
 import { startTestServer, type TestServer, testJwtSecret } from '../support/test-server.js';
 
 // Replay a run with CONTRACT_SEED=<the seed it printed>; CONTRACT_BUDGET_MS bounds the generated part.
-const seed = Number(process.env.CONTRACT_SEED ?? randomInt(2 ** 31));
+// A developer's run draws a new seed each time to find new disagreements; CI (CI=true) keeps one
+// seed so that a disagreement found by chance does not block an unrelated change: it is found, and
+// fixed, on a developer's machine.
+const ciSeed = 20261127;
+const seed = Number(process.env.CONTRACT_SEED ?? (process.env.CI ? ciSeed : randomInt(2 ** 31)));
 const budgetMs = Number(process.env.CONTRACT_BUDGET_MS ?? 25_000);
 /** Generated valid and invalid requests per operation and round; rounds go on while the budget lasts. */
 const ROUNDS = 6;
