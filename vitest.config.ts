@@ -50,6 +50,7 @@ export default defineConfig({
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    globalSetup: ['./test-support/office-fixtures-setup.js'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
