@@ -21,18 +21,14 @@ function isMissing(error: unknown, name: string): boolean {
   );
 }
 
-const loaded = new Map<string, unknown>();
-
 /**
  * Loads the optional peer dependency `name` on first use (synchronously: the drivers are CommonJS).
  * @throws SamlConfigError `driver_missing` naming the package to install when it is not installed
  */
 export function loadDriver<Module>(name: DriverPackage): Module {
-  if (loaded.has(name)) return loaded.get(name) as Module;
   try {
-    const driver = requireFromHere(name) as Module;
-    loaded.set(name, driver);
-    return driver;
+    // Node's module cache makes every call after the first a lookup.
+    return requireFromHere(name) as Module;
   } catch (error) {
     if (!isMissing(error, name)) throw error;
     throw new SamlConfigError(
