@@ -36,14 +36,20 @@ describe('a full temporary disk under the LibreOffice pool (a 64 MiB tmpfs as TM
         LIBREOFFICE_INSTANCES: '1',
       });
       await untilReady(node.url);
+      const document = await sampleDocument('text.docx');
+      // Ready means an instance is starting or up; one conversion of another document (results are
+      // cached) proves it is up: on a loaded machine its profile may still be being written otherwise.
+      const warmUp = await sampleDocument('text.odt');
+      const first = await upload(`${node.url}/preview/document/`, warmUp, { fileName: 'text.odt' });
+      expect(first.status, await first.clone().text()).toBe(200);
       const filler = path.join(disk.directory, 'filler');
       fillDisk(filler);
-      const document = await sampleDocument('text.docx');
 
       const refused = await upload(`${node.url}/preview/document/`, document, { fileName: 'text.docx' });
-      expect(refused.status).toBe(507);
+      const refusedText = await refused.text();
+      expect(refused.status, `${refusedText}\n${node.output().slice(-4000)}`).toBe(507);
       // The preview API's error body is `{ detail }`, as the original's.
-      const body = (await refused.json()) as { detail?: string };
+      const body = JSON.parse(refusedText) as { detail?: string };
       expect(body.detail).toContain("the converter's temporary disk is full");
       expect(JSON.stringify(body)).not.toContain(disk.directory);
       expect(node.process.exitCode).toBeNull();
