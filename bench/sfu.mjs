@@ -46,18 +46,12 @@ async function clientProcess() {
     `${weriftMain.split('/lib/')[0]}/lib/index.mjs`
   );
   const send = (message) => process.send(message);
-  // Pairs are limited to loopback, plus Janus's own address when the server is Janus.
-  const allowed = new Set([
-    '127.0.0.1',
-    ...(process.env.BENCH_SFU_ALSO_ADDRESS ? [process.env.BENCH_SFU_ALSO_ADDRESS] : []),
-  ]);
-  const allow = (peer) => {
-    peer.config.iceFilterCandidatePair = (pair) =>
-      allowed.has(pair.localCandidate.host) && allowed.has(pair.remoteCandidate.host);
-    return peer;
-  };
-  const publisher = new testing.VideoTestPublisher();
-  allow(publisher.peer);
+  // Pairs are limited to loopback, plus this host's own address that Janus gathers on when the
+  // server is Janus. The clients take it at construction: werift reads the pair filter when it
+  // creates a transport (the publisher's at addTransceiver), so setting it afterwards came too late
+  // for the publisher, whose only pair with Janus was then filtered out ("ICE negotiation failed").
+  const ownAddresses = process.env.BENCH_SFU_ALSO_ADDRESS ? [process.env.BENCH_SFU_ALSO_ADDRESS] : [];
+  const publisher = new testing.VideoTestPublisher({ ownAddresses });
   const subscribers = new Map();
   const audioClients = new Map();
   let window;
@@ -140,8 +134,7 @@ async function clientProcess() {
       send({ type: 'publishing' });
     }
     if (message.type === 'subscribe') {
-      const subscriber = new testing.VideoTestSubscriber();
-      allow(subscriber.peer);
+      const subscriber = new testing.VideoTestSubscriber({ ownAddresses });
       subscriber.keepPackets = false;
       subscriber.onPacket = record(message.id);
       subscribers.set(message.id, subscriber);
@@ -149,7 +142,7 @@ async function clientProcess() {
       send({ type: 'subscribed', id: message.id, sdp: await subscriber.answer(message.sdp) });
     }
     if (message.type === 'audio-offer') {
-      const peer = allow(testing.createLoopbackPeer('audio'));
+      const peer = testing.createLoopbackPeer('audio', 96, { ownAddresses });
       const track = new MediaStreamTrack({ kind: 'audio' });
       peer.addTransceiver(track, { direction: 'sendrecv' });
       const client = { peer, track, speaking: message.speaking, tone: toneFor(message.id), received: 0 };

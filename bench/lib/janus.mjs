@@ -1,7 +1,7 @@
 // Janus Gateway as the SFU benchmark's reference: installs Debian's `janus` when missing, starts a
 // private instance with a configuration written to a temporary folder (HTTP transport on loopback,
-// VideoRoom and AudioBridge only, event_loops = 2, no STUN server, loopback candidates only), and
-// talks to it over its HTTP API with long polling.
+// VideoRoom and AudioBridge only, event_loops = 2, no STUN server, host candidates on this host's
+// own address only, see janusAddress), and talks to it over its HTTP API with long polling.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -78,7 +78,7 @@ export async function startJanus() {
   events_folder = "${empty}"
   loggers_folder = "${empty}"
   log_to_stdout = true
-  debug_level = 3
+  debug_level = ${process.env.BENCH_JANUS_DEBUG_LEVEL ?? 3}
   session_timeout = 300
   event_loops = 2
   server_name = "bench"

@@ -20,6 +20,13 @@ export interface LoopbackPeerOptions {
   headerExtensions?: RTCRtpHeaderExtensionParameters[];
   /** Negotiate transport-wide congestion control: werift then sends TWCC feedback on what it receives. */
   transportCc?: boolean;
+  /**
+   * This host's own addresses that candidate pairs may use besides 127.0.0.1, for a server that does
+   * not gather on loopback (Janus in the benchmark). Packets to one's own address stay on the host.
+   * werift reads the pair filter when it creates a transport, so this cannot be changed afterwards.
+   * @default []
+   */
+  ownAddresses?: string[];
 }
 
 /**
@@ -32,6 +39,7 @@ export function createLoopbackPeer(
   options: LoopbackPeerOptions = {},
 ): RTCPeerConnection {
   const headerExtensions = [...(options.headerExtensions ?? [])];
+  const allowed = new Set(['127.0.0.1', ...(options.ownAddresses ?? [])]);
   if (options.transportCc === true) headerExtensions.push(useTransportWideCC());
   return new RTCPeerConnection({
     headerExtensions: { audio: [], video: kind === 'video' ? headerExtensions : [] },
@@ -62,7 +70,7 @@ export function createLoopbackPeer(
     iceServers: [],
     iceAdditionalHostAddresses: ['127.0.0.1'],
     iceFilterCandidatePair: (pair) =>
-      pair.localCandidate.host === '127.0.0.1' && pair.remoteCandidate.host === '127.0.0.1',
+      allowed.has(pair.localCandidate.host) && allowed.has(pair.remoteCandidate.host),
   });
 }
 

@@ -47,9 +47,12 @@ export class VideoTestPublisher {
   #keyframeWanted = true;
   #timer: NodeJS.Timeout | undefined;
 
-  /** `payloadType` is VP8's payload type in the publisher's offer. */
-  constructor(options: { payloadType?: number } = {}) {
-    this.peer = createLoopbackPeer('video', options.payloadType);
+  /**
+   * `payloadType` is VP8's payload type in the publisher's offer; `ownAddresses` as in
+   * `LoopbackPeerOptions`.
+   */
+  constructor(options: { payloadType?: number; ownAddresses?: string[] } = {}) {
+    this.peer = createLoopbackPeer('video', options.payloadType, { ownAddresses: options.ownAddresses });
     const transceiver = this.peer.addTransceiver(this.#track, { direction: 'sendonly' });
     transceiver.sender.onPictureLossIndication.subscribe(() => {
       this.keyframeRequests += 1;
@@ -138,12 +141,14 @@ export class VideoTestSubscriber {
 
   /**
    * `transportCc` negotiates transport-wide sequence numbers and sends TWCC feedback on what
-   * arrives (see {@link TransportFeedbackSender}, which can also pretend a bitrate limit).
+   * arrives (see {@link TransportFeedbackSender}, which can also pretend a bitrate limit);
+   * `ownAddresses` as in `LoopbackPeerOptions`.
    */
-  constructor(options: { transportCc?: boolean } = {}) {
+  constructor(options: { transportCc?: boolean; ownAddresses?: string[] } = {}) {
     const transportCc = options.transportCc === true;
     this.peer = createLoopbackPeer('video', 96, {
       headerExtensions: transportCc ? [useTransportWideCC()] : [],
+      ownAddresses: options.ownAddresses,
     });
     this.transportFeedback = transportCc
       ? new TransportFeedbackSender(
