@@ -433,8 +433,9 @@ async function videoRun(start, subscriberCount) {
       setupMs,
       cores,
       loss: expected === 0 ? 1 : Math.max(0, 1 - received / expected),
-      p50: measured.p50,
-      p99: measured.p99,
+      // NaN (no packet in the window) crosses the IPC channel as null.
+      p50: measured.p50 ?? Number.NaN,
+      p99: measured.p99 ?? Number.NaN,
     };
   } finally {
     await clients.stop();
