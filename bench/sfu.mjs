@@ -27,6 +27,7 @@ const windowMs = 4_000;
 const audioWindowMs = 5_000;
 const bitrate = 1_000_000;
 const connectDeadlineMs = 60_000;
+const profiling = process.argv.some((arg) => arg.startsWith('--profile='));
 
 function percentile(values, fraction) {
   if (values.length === 0) return Number.NaN;
@@ -339,12 +340,16 @@ async function startClients(server) {
   child.setMaxListeners(0);
   await new Promise((resolve) => child.once('message', resolve));
   const connected = new Set();
+  const connectedAtMs = new Map();
   child.on('message', (message) => {
-    if (message.type === 'connected') connected.add(message.id);
+    if (message.type !== 'connected') return;
+    connected.add(message.id);
+    connectedAtMs.set(message.id, performance.now());
   });
   return {
     child,
     connected,
+    connectedAtMs,
     request(message, replyType) {
       return new Promise((resolve) => {
         const listener = (reply) => {
@@ -397,13 +402,21 @@ async function videoRun(start, subscriberCount) {
     await sleep(500);
     // All N at once, as many participants opening a meeting page together.
     const setupStarted = performance.now();
+    const setupStartedMonotonicUs = process.hrtime.bigint() / 1000n;
+    const setupCpuBefore = [cpuMillisecondsOf(server.pid), cpuMillisecondsOf(clients.child.pid)];
     const failures = [];
+    // When each step of each subscriber's setup ended, in ms from the start, for the phase summary.
+    const steps = { offered: [], answered: [], accepted: [] };
+    const at = () => performance.now() - setupStarted;
     await Promise.all(
       Array.from({ length: subscriberCount }, async (_, id) => {
         try {
           const { offer, accept } = await server.subscribe(id);
+          steps.offered.push(at());
           const reply = await clients.request({ type: 'subscribe', id, sdp: offer }, 'subscribed');
+          steps.answered.push(at());
           await accept(reply.sdp);
+          steps.accepted.push(at());
         } catch (error) {
           failures.push(error);
         }
@@ -411,6 +424,23 @@ async function videoRun(start, subscriberCount) {
     );
     await waitUntil(() => clients.connected.size >= subscriberCount, connectDeadlineMs);
     const setupMs = performance.now() - setupStarted;
+    const [serverSetupCpuMs, clientsSetupCpuMs] = [server.pid, clients.child.pid].map(
+      (pid, index) => cpuMillisecondsOf(pid) - setupCpuBefore[index],
+    );
+    const connectedAt = [...clients.connectedAtMs.values()].map((atMs) => atMs - setupStarted);
+    const phase = (name, values) =>
+      `${name} ${percentile(values, 0.5).toFixed(0)}/${percentile(values, 1).toFixed(0)}`;
+    console.log(
+      `  ${server.name}: setup steps done at p50/last ms: ${phase('offer', steps.offered)}, ` +
+        `${phase('client answer', steps.answered)}, ${phase('answer applied', steps.accepted)}, ` +
+        `${phase('connected', connectedAt)}; CPU during setup: server ${serverSetupCpuMs} ms, clients ${clientsSetupCpuMs} ms`,
+    );
+    // A CPU profile's timestamps are on the same monotonic clock: this picks the setup out of it.
+    if (profiling) {
+      console.log(
+        `  ${server.name}: setup from ${setupStartedMonotonicUs} to ${process.hrtime.bigint() / 1000n} (monotonic µs)`,
+      );
+    }
     if (failures.length > 0)
       console.log(`  ${server.name}: ${failures.length} setups failed: ${failures[0].message}`);
     if (clients.connected.size < subscriberCount) {
@@ -431,6 +461,7 @@ async function videoRun(start, subscriberCount) {
       subscribers: subscriberCount,
       connected: clients.connected.size,
       setupMs,
+      serverSetupCpuMs,
       cores,
       loss: expected === 0 ? 1 : Math.max(0, 1 - received / expected),
       // NaN (no packet in the window) crosses the IPC channel as null.

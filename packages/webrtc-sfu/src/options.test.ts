@@ -35,6 +35,24 @@ describe('parseSfuOptions', () => {
     ).toThrow(/at most one STUN server/);
   });
 
+  it('gathers only on the local addresses among onlyAddresses, and on every interface without them', () => {
+    const listed = parseSfuOptions({
+      ice: { hostAddresses: ['127.0.0.1'], onlyAddresses: ['127.0.0.1', '127.0.0.2', '10.0.0.5'] },
+    });
+    const loopbackOnly = peerConfig(listed.ice, 'video', 'subscribe', ['192.0.2.2', '10.0.0.5']);
+    expect(loopbackOnly.iceAdditionalHostAddresses).toEqual(['127.0.0.1', '10.0.0.5']);
+    expect(loopbackOnly.iceUseIpv4).toBe(false);
+    expect(loopbackOnly.iceUseIpv6).toBe(false);
+    const open = peerConfig(
+      parseSfuOptions({ ice: { hostAddresses: ['127.0.0.1'] } }).ice,
+      'video',
+      'publish',
+      ['192.0.2.2'],
+    );
+    expect(open.iceAdditionalHostAddresses).toEqual(['127.0.0.1']);
+    expect(open.iceUseIpv4).toBe(true);
+  });
+
   it('names the wrong field and what it expected', () => {
     expect(() => parseSfuOptions({ ice: { portRange: [50_000, 40_000] } })).toThrow(
       /`ice.portRange`: the first port must be lower than the second/,

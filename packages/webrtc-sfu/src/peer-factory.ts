@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import {
   RTCPeerConnection,
   type RTCPeerConnectionConfig,
@@ -55,23 +56,44 @@ export function videoHeaderExtensions(role: VideoRole): RTCRtpHeaderExtensionPar
     : [useTransportWideCC()];
 }
 
-/** werift settings for one SFU connection, from the parsed ICE options. Pure. */
+/** This host's non-internal interface addresses (what werift gathers on by itself). */
+export function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((entries) =>
+    (entries ?? []).filter((entry) => !entry.internal).map((entry) => entry.address),
+  );
+}
+
+/**
+ * werift settings for one SFU connection, from the parsed ICE options. With `onlyAddresses`, it
+ * gathers only on the local ones among them (`hostAddresses` and `localAddresses`): a candidate on
+ * any other address could never be part of a pair, and werift opens a socket per gathered address,
+ * so the interfaces' other addresses would multiply the sockets, candidates and checks of every
+ * connection. Pure.
+ */
 export function peerConfig(
   ice: SfuOptions['ice'],
   kind: 'audio' | 'video',
   role: VideoRole = 'publish',
+  localAddresses: readonly string[] = interfaceAddresses(),
 ): RTCPeerConnectionConfig {
   const only = new Set(ice.onlyAddresses);
+  const listedLocal = [...new Set([...ice.hostAddresses, ...localAddresses])].filter((address) =>
+    only.has(address),
+  );
+  const gatherOnlyListed = listedLocal.length > 0;
+  const extraAddresses = gatherOnlyListed ? listedLocal : [...ice.hostAddresses];
   return {
     codecs: kind === 'audio' ? { audio: [opusCodec()], video: [] } : { audio: [], video: vp8Codecs() },
     headerExtensions: { audio: [], video: kind === 'video' ? videoHeaderExtensions(role) : [] },
-    iceAdditionalHostAddresses: ice.hostAddresses.length > 0 ? [...ice.hostAddresses] : undefined,
+    // werift gathers the interfaces' addresses of the enabled families, then the additional ones.
+    iceUseIpv4: !gatherOnlyListed,
+    iceAdditionalHostAddresses: extraAddresses.length > 0 ? extraAddresses : undefined,
     iceFilterCandidatePair:
       only.size > 0
         ? (pair) => only.has(pair.localCandidate.host) && only.has(pair.remoteCandidate.host)
         : undefined,
     icePortRange: ice.portRange === undefined ? undefined : [ice.portRange[0], ice.portRange[1]],
-    iceUseIpv6: ice.useIpv6,
+    iceUseIpv6: ice.useIpv6 && !gatherOnlyListed,
     iceServers: ice.gatherServers.map((url) => ({ urls: url })),
     bundlePolicy: 'max-bundle',
   };
