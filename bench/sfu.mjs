@@ -456,6 +456,12 @@ async function videoRun(start, subscriberCount) {
     const cores = (cpuMillisecondsOf(server.pid) - cpuBefore) / (performance.now() - wallBefore);
     const expected = measured.sent * subscriberCount;
     const received = measured.received.reduce((sum, count) => sum + count, 0);
+    if (received === 0) {
+      const { states } = await clients.request({ type: 'states' }, 'states');
+      console.log(
+        `  ${server.name}: nothing received (${measured.sent} packets sent); states ${JSON.stringify(states)}`,
+      );
+    }
     return {
       server: server.name,
       subscribers: subscriberCount,
