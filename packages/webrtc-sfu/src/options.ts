@@ -99,8 +99,18 @@ const audioSchema = z
     sampleRate: z.union([z.literal(16_000), z.literal(24_000), z.literal(48_000)]).default(16_000),
     /** Opus bitrate of each mixed stream in bit/s. */
     bitrate: z.number().int().min(6_000).max(510_000).default(32_000),
+    /**
+     * Opus encoder complexity of the mixed streams, 0 to 10; libopus's own default, 9. Lower is not
+     * always cheaper: at 16 kHz, 4 to 6 cost about twice what 9 does here (bench/README.md).
+     */
+    complexity: z.number().int().min(0).max(10).default(9),
     /** Decoded frames queued per speaker; beyond it the oldest are dropped so delay stays under 100 ms. */
     jitterFrames: z.number().int().min(1).max(50).default(5),
+    /**
+     * Frames a speaker's queue must hold before it is mixed, at its start and after it ran dry: 2
+     * (40 ms) absorbs the phase between its packets and the mixer's clock and most network jitter.
+     */
+    prebufferFrames: z.number().int().min(1).max(50).default(2),
     talking: talkingSchema,
     dominantSpeaker: dominantSpeakerSchema,
   })

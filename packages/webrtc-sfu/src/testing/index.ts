@@ -7,7 +7,7 @@ export {
   waitFor,
 } from './loopback.js';
 export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
-export { rms, sine, toneShare } from './signal.js';
+export { recentToneShare, rms, sine, toneShare } from './signal.js';
 export {
   layerFrameBase,
   type SimulcastTestLayer,
