@@ -44,6 +44,16 @@ describe('BandwidthEstimator', () => {
     expect(cut).toBeGreaterThanOrEqual(50_000);
   });
 
+  it('cuts to 85 % of the delivered rate once, not again and again while a queue drains', () => {
+    const estimator = new BandwidthEstimator(estimatorOptions);
+    // 40 packets of 1,000 bytes 5 ms apart arrive 5 ms apart (1.6 Mbit/s), half of them lost.
+    exchange(estimator, 0, 0, 40, 2);
+    const cut = estimator.transportEstimate ?? 0;
+    expect(cut).toBeGreaterThan(0);
+    for (let round = 1; round <= 5; round += 1) exchange(estimator, round * 40, round * 250, 40, 2);
+    expect(estimator.transportEstimate).toBe(cut);
+  });
+
   it('grows while feedback is clean, but not within a second of a cut', () => {
     const estimator = new BandwidthEstimator(estimatorOptions);
     exchange(estimator, 0, 0, 40, 2);
