@@ -421,7 +421,8 @@ describe('simulcast from headless Chromium', () => {
         shape('w0', '300kbit');
         let top = { rid: producer.activeLayers().at(-1)?.rid, sinceMs: Date.now() };
         const carolMisses: Array<Received & { high: number }> = [];
-        const bobWhileShaped: Array<Received & { low: number; high: number }> = [];
+        const bobWhileShaped: Array<Received & { low: number; high: number; estimate?: number | undefined }> =
+          [];
         const bobSwitchesBefore = bob.session.consumers[0]?.stats.layerSwitches ?? 0;
         let carolPolls = 0;
         let lowestEstimate = Number.POSITIVE_INFINITY;
@@ -435,9 +436,12 @@ describe('simulcast from headless Chromium', () => {
           lowestEstimate = Math.min(lowestEstimate, bob.session.subscriptionBandwidth ?? Infinity);
           return { bob: bobStats, carol: carolStats };
         };
-        /** Bob on the low layer while the publisher sends a higher one: the SFU's choice, for his link. */
-        const bobOnLow = (stats: Received & { low: number; high: number }) =>
-          stats.width === stats.low && stats.high > stats.low;
+        /**
+         * Bob on the low layer while the publisher sends a higher one, and with an estimate of his
+         * link under 600 kbit/s: the SFU's choice, for his link.
+         */
+        const bobOnLow = (stats: Received & { low: number; high: number; estimate?: number | undefined }) =>
+          stats.width === stats.low && stats.high > stats.low && (stats.estimate ?? Infinity) < 600_000;
         const shaped = await until(
           bothWatching,
           (stats) => bobOnLow(stats.bob),
