@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readVp8Descriptor, Vp8PictureRewriter } from '../rtp/vp8-picture-rewriter.js';
 import { BandwidthEstimator } from './bandwidth-estimator.js';
 import { allocateLayers } from './layer-allocation.js';
+import { UpgradeHold } from './upgrade-hold.js';
 
 const estimatorOptions = {
   initialBitrate: 1_000_000,
@@ -93,6 +94,31 @@ describe('allocateLayers', () => {
     expect(
       allocateLayers([{ ...camera, currentLayer: undefined, mayUpgrade: false }], 5_000_000, 1.15),
     ).toEqual([undefined]);
+  });
+});
+
+describe('UpgradeHold', () => {
+  it('waits upgradeHoldMs after a step down, doubles the wait each time a climb fails at once, and starts over after a lasting climb', () => {
+    const hold = new UpgradeHold(1_000);
+    expect(hold.mayClimb(0)).toBe(true);
+    hold.steppedDown(0);
+    expect([hold.mayClimb(999), hold.mayClimb(1_000)]).toEqual([false, true]);
+    // Behind a narrow link: every climb congests it and is undone within a second or two.
+    let nowMs = 1_000;
+    const holds: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      hold.climbed(nowMs);
+      nowMs += 1_500;
+      hold.steppedDown(nowMs);
+      holds.push(hold.holdMs);
+      expect(hold.mayClimb(nowMs + hold.holdMs - 1)).toBe(false);
+      nowMs += hold.holdMs;
+    }
+    expect(holds).toEqual([2_000, 4_000, 8_000, 8_000, 8_000]);
+    // A climb that lasted longer than 5 s was no mistake: the next step down waits the base hold.
+    hold.climbed(nowMs);
+    hold.steppedDown(nowMs + 6_000);
+    expect(hold.holdMs).toBe(1_000);
   });
 });
 
