@@ -128,7 +128,10 @@ const bandwidthSchema = z
     increasePerSecond: z.number().min(0.01).max(2).default(0.15),
     /** Climbing to a higher layer needs its bitrate times this to fit the budget (hysteresis). */
     upgradeHeadroom: z.number().min(1).max(3).default(1.15),
-    /** After a stream steps down (or pauses), it climbs again only after this many ms. */
+    /**
+     * After a stream steps down (or pauses), it climbs again only after this many ms; doubled (up to
+     * 8 times) each time a step down undoes a climb of the last 5 s.
+     */
     upgradeHoldMs: z.number().int().min(0).default(3_000),
     /** Bit/s kept out of a subscriber's video budget for its audio, which has its own connection. */
     audioReserveBitrate: z.number().int().min(0).default(48_000),
