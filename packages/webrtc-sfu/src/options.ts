@@ -85,7 +85,7 @@ const talkingSchema = z
   .refine((talking) => talking.stopDbov <= talking.startDbov, 'stopDbov must not be above startDbov');
 
 const dominantSpeakerSchema = z
-  .object({
+  .strictObject({
     /** How long a talking participant must stay the loudest before becoming the dominant speaker. */
     holdMs: z.number().int().min(20).default(1_000),
     /** How much louder than a dominant speaker who still talks the challenger must be, in dB. */
@@ -117,7 +117,7 @@ const audioSchema = z
   .prefault({});
 
 const bandwidthSchema = z
-  .object({
+  .strictObject({
     /** A subscriber's estimate before its first transport-wide congestion control feedback, bit/s. */
     initialBitrate: z.number().int().min(10_000).default(1_000_000),
     /** The estimate never drops below this, bit/s. */
