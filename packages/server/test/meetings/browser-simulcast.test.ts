@@ -1,55 +1,32 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSfu } from '@collab-suite/webrtc-sfu';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import {
+  chromiumPath,
+  expectInnerRunPassed,
+  inNamespace,
+  launchChromium,
+  missingPrerequisite,
+  mustRun,
+  runInNamespace,
+  sideNamespace,
+  until,
+  vethAddresses,
+} from './browser-namespace-support.js';
 
 /**
  * Headless Chromium publishes its fake camera with three simulcast encodings to the SFU (in this
  * process). A second Chromium watches it, asking for low and then high quality; a third watches
  * from its own namespace behind a veth whose egress `tc tbf` limits to 300 kbit/s, then unlimited.
  * The SFU must take the layers and switch each watcher between them (by quality, and by the
- * bandwidth estimated from Chromium's TWCC feedback) without its decoder stopping. Chromium
- * gathers no candidates on loopback, so like browser-meeting.test.ts the test runs itself again
- * inside a private network namespace with a veth pair; no packet leaves it.
+ * bandwidth estimated from Chromium's TWCC feedback) without its decoder stopping. Like the other
+ * browser tests, it runs itself again inside a private network namespace
+ * (browser-namespace-support.ts); no packet leaves it.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const inNamespace = process.env.SIMULCAST_NETNS_INNER === '1';
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const thisFile = path.relative(repositoryRoot, fileURLToPath(import.meta.url));
-function missingPrerequisite(): string | undefined {
-  if (process.getuid?.() !== 0) return 'it must run as root to make a network namespace';
-  if (!existsSync(chromiumPath)) return `there is no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`;
-  if (spawnSync('unshare', ['--net', 'true']).status !== 0) return '`unshare --net` is not permitted here';
-  return undefined;
-}
-const missing = inNamespace ? undefined : missingPrerequisite();
-const mustRun = process.env.CI === 'true';
-const namespaceSetup = [
-  'ip link set lo up',
-  'ip link add v0 type veth peer name v1',
-  'ip addr add 10.77.0.1/24 dev v0',
-  'ip addr add 10.77.0.2/24 dev v1',
-  'ip link set v0 up',
-  'ip link set v1 up',
-].join(' && ');
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-features=WebRtcHideLocalIpsWithMdns',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-];
+const missing = missingPrerequisite();
 
 interface Inbound {
   width: number;
@@ -106,52 +83,6 @@ async function inbound(page: Page): Promise<Inbound> {
   })()`);
 }
 
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
-  }
-  return last;
-}
-
-/**
- * A second network namespace (a `sleep` holding it) joined to this one by a veth pair
- * (10.78.0.1 here, 10.78.0.2 there), and a wrapper that starts Chromium inside it. Traffic to that
- * Chromium leaves through `w0`, whose egress a test can shape with `tc`.
- */
-function watcherNamespace(): { chromium: string; close(): void } {
-  const holder = spawn('unshare', ['--net', 'sleep', '3600'], { stdio: 'ignore' });
-  const pid = holder.pid;
-  if (pid === undefined) throw new Error('could not start the watcher namespace');
-  const run = (command: string) => {
-    const result = spawnSync('sh', ['-c', command], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${command}: ${result.stderr}`);
-  };
-  const inside = `nsenter --net=/proc/${pid}/ns/net`;
-  for (
-    let attempt = 0;
-    attempt < 50 && spawnSync('sh', ['-c', `${inside} true`]).status !== 0;
-    attempt += 1
-  ) {
-    spawnSync('sleep', ['0.1']);
-  }
-  run(`ip link add w0 type veth peer name w1 && ip link set w1 netns ${pid}`);
-  run('ip addr add 10.78.0.1/24 dev w0 && ip link set w0 up');
-  run(`${inside} sh -c 'ip link set lo up && ip addr add 10.78.0.2/24 dev w1 && ip link set w1 up'`);
-  const wrapper = path.join(mkdtempSync(path.join(tmpdir(), 'watcher-')), 'chromium');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${inside} ${chromiumPath} "$@"\n`, { mode: 0o755 });
-  return {
-    chromium: wrapper,
-    close: () => {
-      holder.kill();
-      rmSync(path.dirname(wrapper), { recursive: true, force: true });
-    },
-  };
-}
-
 const shape = (rate: string | undefined) => {
   spawnSync('tc', ['qdisc', 'del', 'dev', 'w0', 'root']);
   if (rate === undefined) return;
@@ -167,26 +98,9 @@ describe('simulcast from headless Chromium', () => {
   it.skipIf(inNamespace || (missing !== undefined && !mustRun))(
     'a Chromium publisher sends layers; Chromium watchers are switched by quality, and by their bandwidth behind a tc-shaped 300 kbit/s link, inside private network namespaces',
     async () => {
-      const child = spawn(
-        'unshare',
-        ['--net', 'sh', '-c', `${namespaceSetup} && exec node_modules/.bin/vitest run ${thisFile}`],
-        {
-          cwd: repositoryRoot,
-          env: { ...process.env, SIMULCAST_NETNS_INNER: '1' },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      child.stderr.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-      });
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      if (code !== 0)
-        throw new Error(`the run inside the namespace failed (exit ${code}):\n${output.slice(-6000)}`);
-      expect(output).toMatch(/2 passed/);
+      const run = await runInNamespace(import.meta.url);
+      expectInnerRunPassed(run);
+      expect(run.output).toMatch(/2 passed/);
     },
     240_000,
   );
@@ -201,18 +115,14 @@ describe('simulcast from headless Chromium', () => {
       await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
       const pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
       const sfu = createSfu({
-        ice: { hostAddresses: ['10.77.0.1'], onlyAddresses: ['10.77.0.1', '10.77.0.2'] },
+        ice: { hostAddresses: [vethAddresses[0]], onlyAddresses: [...vethAddresses] },
         bandwidth: { allocationIntervalMs: 200, upgradeHoldMs: 1_000 },
       });
       const browsers: Browser[] = [];
       try {
         const router = sfu.createRouter('simulcast');
         const launch = async () => {
-          const browser = await chromium.launch({
-            executablePath: chromiumPath,
-            headless: true,
-            args: chromiumArgs,
-          });
+          const browser = await launchChromium();
           browsers.push(browser);
           const opened = await browser.newPage();
           await opened.goto(pageUrl);
@@ -289,11 +199,11 @@ describe('simulcast from headless Chromium', () => {
       });
       await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
       const pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
-      const namespace = watcherNamespace();
+      const namespace = sideNamespace('10.78.0');
       const sfu = createSfu({
         ice: {
-          hostAddresses: ['10.77.0.1', '10.78.0.1'],
-          onlyAddresses: ['10.77.0.1', '10.77.0.2', '10.78.0.1', '10.78.0.2'],
+          hostAddresses: [vethAddresses[0], namespace.outerAddress],
+          onlyAddresses: [...vethAddresses, namespace.outerAddress, namespace.innerAddress],
         },
         bandwidth: { allocationIntervalMs: 200, upgradeHoldMs: 1_000, increasePerSecond: 0.5 },
       });
@@ -301,7 +211,7 @@ describe('simulcast from headless Chromium', () => {
       try {
         const router = sfu.createRouter('simulcast-shaped');
         const launch = async (executablePath: string, url: string) => {
-          const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs });
+          const browser = await launchChromium({ executablePath });
           browsers.push(browser);
           const opened = await browser.newPage();
           await opened.goto(url);
