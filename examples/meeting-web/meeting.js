@@ -214,7 +214,8 @@ export class Meeting {
     if (userId === this.userId || this.watched.has(key(userId, type)) === on) return this.pending;
     if (on) this.watched.add(key(userId, type));
     else this.watched.delete(key(userId, type));
-    const quality = this.qualities.get(key(userId, type));
+    const quality = this.qualities.get(key(userId, type)) ?? this.ui.expectedQuality?.();
+    if (on && quality !== undefined) this.qualities.set(key(userId, type), quality);
     const change = on
       ? { subscribe: [{ userId, type, ...(quality === undefined ? {} : { quality }) }], unsubscribe: [] }
       : { subscribe: [], unsubscribe: [{ userId, type }] };

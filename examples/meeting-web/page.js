@@ -133,6 +133,15 @@ const ui = {
     }, 50);
   },
   maxRemoteAudioLevel: () => maxRemoteAudioLevel,
+  /**
+   * The quality a new remote tile will need, from the width of the grid's columns (every tile is
+   * one column wide; the columns exist before any tile), so that the first subscription asks for
+   * it and no second negotiation follows; undefined when the grid is not laid out.
+   */
+  expectedQuality() {
+    const column = Number.parseFloat(getComputedStyle($('tiles')).gridTemplateColumns);
+    return Number.isFinite(column) && column > 0 ? qualityForWidth(column * devicePixelRatio) : undefined;
+  },
   connection(connection, connectionState) {
     const text = connectionText(connection, connectionState);
     if (text !== undefined) setStatus(text);

@@ -19,7 +19,15 @@ import {
   mustRun,
   runInNamespace,
 } from './browser-namespace-support.js';
-import { type PageState, recordStatuses, statusLog, waitForPage } from './meeting-page-probe.js';
+import {
+  eventEntries,
+  type PageState,
+  pageState,
+  recordStatuses,
+  type StatusEntry,
+  statusLog,
+  waitForPage,
+} from './meeting-page-probe.js';
 
 /**
  * Two headless Chromium meeting pages through HAProxy, two API nodes and two media nodes (built
@@ -145,19 +153,38 @@ describe('the meeting page when the media node hosting its meeting dies', () => 
         const host = nodes.find((node) => node.name === hosting);
         if (host === undefined)
           throw new Error(`expected the meeting on a media node but it is on ${hosting}`);
+        // A rejoin before the kill (a live node taken for dead) would make the wait below pass at once.
+        const rejoinsBefore = Object.fromEntries(
+          await Promise.all(
+            Object.entries(pages).map(
+              async ([userId, page]) => [userId, (await pageState(page)).rejoins] as const,
+            ),
+          ),
+        );
+        expect(Object.values(rejoinsBefore)).toEqual([0, 0]);
         const killedAt = Date.now();
         await host.kill('SIGKILL');
 
         const results: Record<string, Recovery> = Object.fromEntries(
           await Promise.all(
             Object.entries(pages).map(async ([userId, page]) => {
+              const frames: StatusEntry[] = [];
+              let lastFrames = 0;
               const last = await waitForPage(
                 page,
-                (state) => state.rejoins >= 1 && state.framesDecoded > 10,
+                (state) => {
+                  if (state.rejoins >= 1 && state.framesDecoded !== lastFrames) {
+                    lastFrames = state.framesDecoded;
+                    frames.push({ at: Date.now(), id: 'frames', text: String(state.framesDecoded) });
+                  }
+                  return state.rejoins >= 1 && state.framesDecoded > 10;
+                },
                 recoveryDeadlineMs,
               );
               const secondsToVideo = (Date.now() - killedAt) / 1000;
-              const log = await statusLog(page);
+              const log = [...(await statusLog(page)), ...(await eventEntries(page)), ...frames]
+                .filter((entry) => entry.at >= killedAt - 1_000)
+                .sort((first, second) => first.at - second.at);
               const noticed = log.find((entry) =>
                 entry.text.includes('The media server of this meeting failed.'),
               );

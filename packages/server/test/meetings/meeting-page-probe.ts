@@ -71,3 +71,19 @@ export async function recordStatuses(page: Page): Promise<void> {
 export function statusLog(page: Page): Promise<StatusEntry[]> {
   return page.evaluate('globalThis.statusLog ?? []') as Promise<StatusEntry[]>;
 }
+
+/** The meeting events the page received (its `meetingPage.events()`), as {@link StatusEntry} lines. */
+export async function eventEntries(page: Page): Promise<StatusEntry[]> {
+  const events = (await page.evaluate('meetingPage.events()')) as {
+    type: string;
+    userId?: string;
+    at: number;
+  }[];
+  return events
+    .filter((event) => !/TALKING|DOMINANT_SPEAKER/.test(event.type))
+    .map((event) => ({
+      at: event.at,
+      id: 'event',
+      text: `${event.type} ${event.userId?.slice(0, 8) ?? ''}`,
+    }));
+}
