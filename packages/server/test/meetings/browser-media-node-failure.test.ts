@@ -82,9 +82,15 @@ describe('the meeting page when the media node hosting its meeting dies', () => 
   it.runIf(inNamespace)(
     '(inside the namespace) recovers both pages after the hosting media node is killed',
     async () => {
+      // Chromium starts meanwhile: the run is long enough for CI without waiting for it in turn.
+      const launching = Promise.all([launchChromium(), launchChromium()]);
+      const browsers: Browser[] = [];
+      void launching.then(
+        (launched) => browsers.push(...launched),
+        () => {},
+      );
       const [postgres, redisServer] = await Promise.all([startPrivatePostgres(), startPrivateRedis()]);
       const nodes: ClusterNode[] = [];
-      const browsers: Browser[] = [];
       let proxy: RunningHaproxy | undefined;
       const redis = new Redis(redisServer.url);
       const prefix = 'collab-node-failure:';
@@ -120,29 +126,32 @@ describe('the meeting page when the media node hosting its meeting dies', () => 
             .map((node) => ({ name: node.name, url: node.url })),
         );
         const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
-        const as = chatClientFor(proxy.url, token);
+        const entrance = proxy.url;
+        const as = chatClientFor(entrance, token);
         const { alice, bob, carol } = users('alice', 'bob', 'carol');
         const room = await as(alice)('POST', '/rooms', {
           json: { type: 'group', name: 'Failover', membersIds: [bob, carol] },
         });
         expect(room.status, JSON.stringify(room.body)).toBe(201);
         const pages: Record<string, Page> = {};
-        for (const userId of [alice, bob]) {
-          const browser = await launchChromium();
-          browsers.push(browser);
-          const page = await browser.newPage();
-          forwardConsole(page, userId.slice(0, 8));
-          await page.goto(
-            `${proxy.url}/examples/meeting/#token=${await token(userId)}&room=${room.body.id}&autojoin=1&camera=1`,
-          );
-          await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
-          expect(
-            await page.getAttribute('body', 'data-ready'),
-            (await page.textContent('#status')) ?? '',
-          ).toBe('true');
-          await recordStatuses(page);
-          pages[userId] = page;
-        }
+        const launched = await launching;
+        // Both join at once, as people do (the page takes the meeting the other one just created).
+        await Promise.all(
+          [alice, bob].map(async (userId, index) => {
+            const page = await (launched[index] as Browser).newPage();
+            forwardConsole(page, userId.slice(0, 8));
+            await page.goto(
+              `${entrance}/examples/meeting/#token=${await token(userId)}&room=${room.body.id}&autojoin=1&camera=1`,
+            );
+            await page.waitForSelector('body[data-ready]', { timeout: 60_000 });
+            expect(
+              await page.getAttribute('body', 'data-ready'),
+              (await page.textContent('#status')) ?? '',
+            ).toBe('true');
+            await recordStatuses(page);
+            pages[userId] = page;
+          }),
+        );
         for (const page of Object.values(pages)) {
           const last = await waitForPage(page, (state) => state.framesDecoded > 10, 60_000);
           expect(last.framesDecoded, last.status).toBeGreaterThan(10);
@@ -212,6 +221,7 @@ describe('the meeting page when the media node hosting its meeting dies', () => 
         const moved = await redis.get(`${prefix}meeting-media:${meeting.body.id}`);
         expect(moved).not.toBe(hosting);
       } finally {
+        await launching.catch(() => []);
         await Promise.allSettled(browsers.map((browser) => browser.close()));
         await proxy?.stop();
         await Promise.allSettled(nodes.map((node) => node.kill('SIGTERM')));
