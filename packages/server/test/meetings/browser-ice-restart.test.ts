@@ -150,16 +150,19 @@ describe('the meeting page when its network changes', () => {
           await recordStatuses(page);
           return page;
         };
-        const alicePage = await open('alice', server.url, launchChromium());
-        // The side namespace reaches the server through the relay: not a secure context by itself.
-        const bobPage = await open(
-          'bob',
-          entrance.url,
-          launchChromium({
-            executablePath: side.chromium,
-            extraArgs: [`--unsafely-treat-insecure-origin-as-secure=${entrance.url}`],
-          }),
-        );
+        // Both start and join at once; the side namespace reaches the server through the relay,
+        // which is not a secure context by itself.
+        const [alicePage, bobPage] = await Promise.all([
+          open('alice', server.url, launchChromium()),
+          open(
+            'bob',
+            entrance.url,
+            launchChromium({
+              executablePath: side.chromium,
+              extraArgs: [`--unsafely-treat-insecure-origin-as-secure=${entrance.url}`],
+            }),
+          ),
+        ]);
         const pages = { alice: alicePage, bob: bobPage };
         const before: Record<string, Probe> = {};
         for (const [name, page] of Object.entries(pages)) {
