@@ -185,6 +185,12 @@ function onEvent(event) {
     rejoining.update(stopReason(event));
     return;
   }
+  if (event.type === 'resync') {
+    // Events may have been missed (the session moved to another API node, or too many were kept):
+    // read the meeting again instead of trusting what the page saw.
+    if (state.meetingId !== undefined && rejoining === undefined) void refreshMeeting(state.meetingId);
+    return;
+  }
   if (state.meetingId === undefined || event.meetingId !== state.meetingId) return;
   if (event.type === 'MEETING_PARTICIPANT_TALKING') {
     if (event.isTalking) state.talking.add(event.userId);
@@ -257,6 +263,41 @@ async function loadRooms() {
     ),
   );
   if (hash.get('room')) $('room').value = hash.get('room');
+}
+
+/**
+ * Reads the meeting again after a `resync`: participants and the streams to watch follow the server;
+ * a meeting that stopped, or no longer lists this user, is joined again.
+ */
+async function refreshMeeting(meetingId) {
+  let current;
+  try {
+    current = await state.api('GET', `/meetings/${meetingId}`);
+  } catch (error) {
+    if (error.status === 404) void rejoin('The meeting changed while the connection was interrupted.');
+    return;
+  }
+  const { meeting } = state;
+  if (state.meetingId !== meetingId || meeting === undefined) return;
+  if (!current.active || !current.participants.some((participant) => participant.userId === state.userId)) {
+    void rejoin('The meeting changed while the connection was interrupted.');
+    return;
+  }
+  const present = new Set(current.participants.map((participant) => participant.userId));
+  for (const userId of [...state.participants.keys()]) {
+    if (present.has(userId)) continue;
+    state.participants.delete(userId);
+    state.talking.delete(userId);
+    void meeting.watch(userId, 'video', false);
+    void meeting.watch(userId, 'screen', false);
+  }
+  for (const participant of current.participants) {
+    state.participants.set(participant.userId, participant);
+    if (participant.userId === state.userId) continue;
+    void meeting.watch(participant.userId, 'video', Boolean(participant.videoStreamEnabled));
+    void meeting.watch(participant.userId, 'screen', Boolean(participant.screenStreamEnabled));
+  }
+  renderParticipants();
 }
 
 /** Opens /events once per page; a dropped socket comes back with the same session when it can. */
