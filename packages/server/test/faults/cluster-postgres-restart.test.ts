@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../chat/chat-test-support.js';
 import type { ClusterNode } from '../cluster/cluster-nodes.js';
 import {
   type FaultCluster,
-  join,
+  holdersOf,
   participantsOf,
-  startedMeeting,
   startFaultCluster,
-  userOn,
+  startTwoUserMeeting,
 } from './cluster-fault-support.js';
 import { chatAs, isAlive, RoomWrites, untilUnavailable } from './postgres-fault-support.js';
 
@@ -43,7 +41,7 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
       privatePostgres: true,
       apiEnv: { CHAT_ROOM_CREATIONS_PER_MINUTE: '100000' },
     });
-    media = await Promise.all([cluster.start('media-1', 'media'), cluster.start('media-2', 'media')]);
+    media = await cluster.startMediaNodes(2);
     // One after the other: both migrate the same database at start-up.
     apis = [await cluster.start('api-a', 'api'), await cluster.start('api-b', 'api')];
   }, 180_000);
@@ -57,13 +55,9 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
     const [apiA, apiB] = apis;
     if (postgres === undefined || apiA === undefined || apiB === undefined)
       throw new Error('expected a cluster');
-    const ids = users('alice', 'bob');
-    const alice = await userOn(apiA.url, ids.alice);
-    const bob = await userOn(apiB.url, ids.bob);
-    const meetingId = await startedMeeting(alice, [ids.bob]);
-    expect((await join(alice, meetingId)).status).toBe(200);
-    expect((await join(bob, meetingId)).status).toBe(200);
-    const home = await cluster.recordedHome(meetingId);
+    const { ids, alice, bob, meetingId, home } = await startTwoUserMeeting(cluster, apiA.url, apiB.url, {
+      bobJoins: true,
+    });
 
     const load = writes.keepCreating(apis.map((node) => chatAs(node, writer)));
     await postgres.restart();
@@ -93,11 +87,7 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
     expect(writes.acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     // The meeting lives on, on its one media node, with both participants and no one else.
     expect(await cluster.recordedHome(meetingId)).toBe(home);
-    const hosting = await Promise.all(media.map((node) => cluster.hostedMeetings(node)));
-    const holders = media.filter((_node, index) =>
-      hosting[index]?.some((meeting) => meeting.meetingId === meetingId),
-    );
-    expect(holders.map((node) => node.name)).toEqual([home]);
+    expect((await holdersOf(cluster, media, meetingId)).map((holder) => holder.name)).toEqual([home]);
     expect(await participantsOf(alice, meetingId)).toEqual([ids.alice, ids.bob].sort());
     expect(await participantsOf(bob, meetingId)).toEqual([ids.alice, ids.bob].sort());
     await Promise.all([alice.events.close(), bob.events.close()]);
