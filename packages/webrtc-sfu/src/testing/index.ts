@@ -5,6 +5,7 @@ export {
   localSdp,
   loopbackSfuOptions,
   waitFor,
+  waitForQuiet,
 } from './loopback.js';
 export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
 export { recentToneShare, rms, sine, toneShare } from './signal.js';
