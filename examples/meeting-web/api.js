@@ -29,7 +29,8 @@ export function createApi(token) {
  * stores a cookie written just before a WebSocket opens asynchronously, and under load the
  * handshake can leave without it (401): a refused handshake is tried again a few times.
  *
- * A socket that drops is opened again with `?queueId=`, so that the server gives back the same
+ * A socket that drops, or that stays silent after a ping (a network change can leave it hanging
+ * without a close), is opened again with `?queueId=`, so that the server gives back the same
  * session (its meeting participation kept) within its reconnection grace; `onSession` hears
  * `{ state: 'reconnecting' }`, then `{ state: 'resumed' }` or `{ state: 'lost', queueId }` (a new
  * session: join again). The returned object stays the same across reconnections.
@@ -49,11 +50,21 @@ export async function openEvents(token, onEvent, { attempts = 3, onSession = () 
   }
 }
 
+/** How often the page pings /events, and how long it waits for an answer before taking the socket for dead. */
+const pingEveryMs = 25_000;
+const pingPatienceMs = 10_000;
+
 function createEvents(onEvent, onSession) {
   const waiters = new Set();
+  /** Callbacks waiting for the next message of the current socket (a sign it is alive). */
+  const listeners = new Set();
   let socket;
   let pings;
   let closed = false;
+  /** A reconnection under way, resolved once a socket is greeted again. */
+  let reconnecting;
+  /** A liveness check under way, so that several callers share one ping. */
+  let checking;
   const events = {
     queueId: undefined,
     get socket() {
@@ -69,6 +80,35 @@ function createEvents(onEvent, onSession) {
         }, timeoutMs);
       });
     },
+    /**
+     * Makes sure the socket still reaches the server: pings and waits up to `patienceMs` for any
+     * message; without one (after a network change a socket can hang without closing) it drops the
+     * socket and resolves once a new one took the session over. Call it before a request whose
+     * answer comes on /events.
+     */
+    ensureLive(patienceMs = 1_000) {
+      if (closed) return Promise.resolve();
+      if (reconnecting !== undefined) return reconnecting;
+      checking ??= new Promise((resolve) => {
+        const heard = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          listeners.delete(heard);
+          resolve(abandon());
+        }, patienceMs);
+        listeners.add(heard);
+        try {
+          socket?.send(JSON.stringify({ type: 'ping' }));
+        } catch {
+          // A socket that cannot send is as good as dead: the timer drops it.
+        }
+      }).finally(() => {
+        checking = undefined;
+      });
+      return checking;
+    },
     /** Opens a socket, asking for the current queue id when there is one; resolves once greeted. */
     connect() {
       const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -80,11 +120,14 @@ function createEvents(onEvent, onSession) {
           if (!greeted) reject(new Error('could not open /events (is the token valid?)'));
         });
         opening.addEventListener('close', () => {
-          clearInterval(pings);
           if (!greeted) reject(new Error('/events closed before greeting'));
-          else if (!closed && socket === opening) void reconnect();
+          else if (!closed && socket === opening) void abandon();
         });
         opening.addEventListener('message', (message) => {
+          if (socket === opening) {
+            for (const heard of [...listeners]) heard();
+            listeners.clear();
+          }
           const event = JSON.parse(message.data);
           if (event.type === 'websocketConnected') {
             greeted = true;
@@ -92,12 +135,13 @@ function createEvents(onEvent, onSession) {
             socket = opening;
             events.queueId = event.queueId;
             clearInterval(pings);
-            pings = setInterval(() => opening.send(JSON.stringify({ type: 'ping' })), 25_000);
+            pings = setInterval(() => void events.ensureLive(pingPatienceMs), pingEveryMs);
             if (asked !== undefined)
               onSession(event.resumed ? { state: 'resumed' } : { state: 'lost', queueId: event.queueId });
             resolve(events);
             return;
           }
+          if (event.type === 'pong') return;
           for (const waiter of [...waiters]) {
             if (waiter.type === event.type && waiter.where(event)) {
               waiters.delete(waiter);
@@ -114,11 +158,24 @@ function createEvents(onEvent, onSession) {
       socket?.close();
     },
   };
-  /** Opens /events again every second or so until it works or the page closes it. */
+  /**
+   * Lets the current socket go (closed or silent) and opens another; resolves once it is greeted.
+   * A silent socket is left open: if it was only slow, what it still delivers is not lost, and the
+   * server closes it when the new socket takes the session over.
+   */
+  function abandon() {
+    socket = undefined;
+    clearInterval(pings);
+    reconnecting ??= reconnect().finally(() => {
+      reconnecting = undefined;
+    });
+    return reconnecting;
+  }
+  /** Opens /events again, at once and then every second or few, until it works or the page closes it. */
   async function reconnect() {
     onSession({ state: 'reconnecting' });
     for (let attempt = 1; !closed; attempt += 1) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * (attempt - 1), 5_000)));
       if (closed) return;
       try {
         await events.connect();

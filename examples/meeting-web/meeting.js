@@ -7,7 +7,7 @@
 import { gathered } from './api.js';
 
 /** How long a connection may stay `disconnected` before the page restarts its ICE. */
-const disconnectedPatienceMs = 2_000;
+const disconnectedPatienceMs = 1_000;
 /** The least time between two ICE restarts of one connection. */
 const restartSpacingMs = 3_000;
 
@@ -51,14 +51,21 @@ export class Meeting {
     this.closed = false;
     /** Connection name -> when its last ICE restart began. */
     this.restarts = new Map();
+    /** ICE restarts that completed (the new answer applied), for people and tests. */
+    this.iceRestarts = 0;
   }
 
-  /** Reports the state changes of `peer` (named `connection`) and restarts its ICE when it breaks. */
+  /**
+   * Reports the state changes of `peer` (named `connection`) and restarts its ICE when it breaks.
+   * A break often means the network changed, which can leave /events hanging too: it is checked
+   * at once, so that the restart's answer has a live socket to come on.
+   */
   watchConnection(connection, peer) {
     peer.addEventListener('connectionstatechange', () => {
       const state = peer.connectionState;
       if (this.closed || state === 'closed') return;
       this.ui.connection(connection, state);
+      if (state === 'disconnected' || state === 'failed') void this.events.ensureLive();
       if (state === 'failed') void this.restartIce(connection, peer);
       if (state === 'disconnected') {
         setTimeout(() => {
@@ -68,17 +75,29 @@ export class Meeting {
     });
   }
 
-  /** Restarts ICE on one connection, at most once per {@link restartSpacingMs}; failures are shown. */
+  /** Whether `peer` still needs its ICE restarted: open and not connected. */
+  stillBroken(peer) {
+    return !this.closed && ['disconnected', 'failed'].includes(peer.connectionState);
+  }
+
+  /**
+   * Restarts ICE on one connection, at most once per {@link restartSpacingMs}; failures are shown,
+   * and tried again while the connection stays broken.
+   */
   async restartIce(connection, peer) {
     const last = this.restarts.get(connection) ?? 0;
     if (this.closed || Date.now() - last < restartSpacingMs) return;
     this.restarts.set(connection, Date.now());
     try {
+      await this.events.ensureLive();
       if (connection === 'watching') {
-        this.pending = this.pending.then(() =>
+        const restart = this.pending.then(() =>
           this.negotiate({ subscribe: [], unsubscribe: [], iceRestart: true }),
         );
-        await this.pending;
+        // A failed restart must not fail the changes queued after it.
+        this.pending = restart.catch(() => {});
+        await restart;
+        this.iceRestarts += 1;
         return;
       }
       peer.restartIce();
@@ -98,11 +117,21 @@ export class Meeting {
         await this.api('PUT', this.path('/media'), { type: connection, enabled: true, sdp });
         await peer.setRemoteDescription({ type: 'answer', sdp: (await answered).sdp });
       }
+      this.iceRestarts += 1;
     } catch (error) {
       if (this.closed) return;
+      // An offer left without its answer would block the next one.
+      if (peer.signalingState === 'have-local-offer')
+        await peer.setLocalDescription({ type: 'rollback' }).catch(() => {});
       this.ui.status(`Could not restart the ${connection} connection: ${error.message}`);
       // 404: the server no longer has this participant (its meeting stopped or it was removed).
-      if (error.status === 404) this.ui.participationLost?.();
+      if (error.status === 404) {
+        this.ui.participationLost?.();
+        return;
+      }
+      setTimeout(() => {
+        if (this.stillBroken(peer)) void this.restartIce(connection, peer);
+      }, restartSpacingMs);
     }
   }
 
@@ -185,7 +214,8 @@ export class Meeting {
     if (userId === this.userId || this.watched.has(key(userId, type)) === on) return this.pending;
     if (on) this.watched.add(key(userId, type));
     else this.watched.delete(key(userId, type));
-    const quality = this.qualities.get(key(userId, type));
+    const quality = this.qualities.get(key(userId, type)) ?? this.ui.expectedQuality?.();
+    if (on && quality !== undefined) this.qualities.set(key(userId, type), quality);
     const change = on
       ? { subscribe: [{ userId, type, ...(quality === undefined ? {} : { quality }) }], unsubscribe: [] }
       : { subscribe: [], unsubscribe: [{ userId, type }] };
@@ -239,14 +269,23 @@ export class Meeting {
     for (const [mid, stream] of this.mids) this.ui.labelRemoteVideo(mid, stream);
   }
 
-  /** Decoded video frames and the loudest remote audio level seen, for people and tests. */
+  /**
+   * Decoded video frames, audio packets received (the mix) and the loudest remote audio level seen,
+   * for people and tests.
+   */
   async stats() {
     let framesDecoded = 0;
+    let audioPacketsReceived = 0;
     const report = this.subscriber ? await this.subscriber.getStats() : new Map();
     for (const entry of report.values()) {
       if (entry.type === 'inbound-rtp' && entry.kind === 'video') framesDecoded += entry.framesDecoded ?? 0;
     }
-    return { framesDecoded, remoteAudioLevel: this.ui.maxRemoteAudioLevel() };
+    const audioReport = this.audioPeer ? await this.audioPeer.getStats() : new Map();
+    for (const entry of audioReport.values()) {
+      if (entry.type === 'inbound-rtp' && entry.kind === 'audio')
+        audioPacketsReceived += entry.packetsReceived ?? 0;
+    }
+    return { framesDecoded, audioPacketsReceived, remoteAudioLevel: this.ui.maxRemoteAudioLevel() };
   }
 
   /** Closes every connection; `notify` also tells the server. */

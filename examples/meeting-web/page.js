@@ -21,16 +21,29 @@ const state = {
   dominantSpeaker: undefined,
 };
 let maxRemoteAudioLevel = 0;
+/** The last meeting events received (type, user, meeting), oldest first, for people and tests. */
+const eventLog = [];
 /** The toggle buttons by id. */
 const buttons = Object.fromEntries(toggleIds.map((id) => [id, $(id)]));
 /** Rejoins done by the page itself, for people and tests. */
 let rejoins = 0;
-/** A rejoin in progress, so that several causes at once make one. */
+/**
+ * A rejoin in progress, so that several causes at once make one: its promise, the meeting it left,
+ * why (a later, more precise cause replaces the first one) and whether a stop by a person ended it.
+ */
 let rejoining;
 
 const short = (userId) => (userId === state.userId ? 'you' : userId.slice(0, 8));
 const setStatus = (text) => {
   $('status').textContent = text;
+};
+/**
+ * Says why media stopped and what the page does about it; unlike the status, it stays until the
+ * next cause or the person's own Join or Leave.
+ */
+const setNotice = (text) => {
+  $('notice').textContent = text ?? '';
+  $('notice').hidden = text === undefined;
 };
 
 function userIdOf(token) {
@@ -120,6 +133,15 @@ const ui = {
     }, 50);
   },
   maxRemoteAudioLevel: () => maxRemoteAudioLevel,
+  /**
+   * The quality a new remote tile will need, from the width of the grid's columns (every tile is
+   * one column wide; the columns exist before any tile), so that the first subscription asks for
+   * it and no second negotiation follows; undefined when the grid is not laid out.
+   */
+  expectedQuality() {
+    const column = Number.parseFloat(getComputedStyle($('tiles')).gridTemplateColumns);
+    return Number.isFinite(column) && column > 0 ? qualityForWidth(column * devicePixelRatio) : undefined;
+  },
   connection(connection, connectionState) {
     const text = connectionText(connection, connectionState);
     if (text !== undefined) setStatus(text);
@@ -154,6 +176,21 @@ function renderParticipants() {
 }
 
 function onEvent(event) {
+  if (event.meetingId !== undefined) {
+    eventLog.push({ type: event.type, userId: event.userId, meetingId: event.meetingId, at: Date.now() });
+    if (eventLog.length > 500) eventLog.shift();
+  }
+  if (event.type === 'MEETING_STOPPED' && rejoining?.meetingId === event.meetingId) {
+    // The meeting the page is rejoining stopped meanwhile: that says better why media stopped.
+    rejoining.update(stopReason(event));
+    return;
+  }
+  if (event.type === 'resync') {
+    // Events may have been missed (the session moved to another API node, or too many were kept):
+    // read the meeting again instead of trusting what the page saw.
+    if (state.meetingId !== undefined && rejoining === undefined) void refreshMeeting(state.meetingId);
+    return;
+  }
   if (state.meetingId === undefined || event.meetingId !== state.meetingId) return;
   if (event.type === 'MEETING_PARTICIPANT_TALKING') {
     if (event.isTalking) state.talking.add(event.userId);
@@ -197,18 +234,21 @@ function onEvent(event) {
         return;
       }
       setStatus(text);
+      setNotice(text);
       void leave(false);
       return;
     }
     case 'MEETING_PARTICIPANT_CLASHED':
-    case 'MEETING_DELETED':
-      setStatus(
+    case 'MEETING_DELETED': {
+      const text =
         event.type === 'MEETING_PARTICIPANT_CLASHED'
           ? 'You joined from somewhere else.'
-          : 'The meeting was deleted.',
-      );
+          : 'The meeting was deleted.';
+      setStatus(text);
+      setNotice(text);
       void leave(false);
       return;
+    }
   }
   renderParticipants();
 }
@@ -223,6 +263,41 @@ async function loadRooms() {
     ),
   );
   if (hash.get('room')) $('room').value = hash.get('room');
+}
+
+/**
+ * Reads the meeting again after a `resync`: participants and the streams to watch follow the server;
+ * a meeting that stopped, or no longer lists this user, is joined again.
+ */
+async function refreshMeeting(meetingId) {
+  let current;
+  try {
+    current = await state.api('GET', `/meetings/${meetingId}`);
+  } catch (error) {
+    if (error.status === 404) void rejoin('The meeting changed while the connection was interrupted.');
+    return;
+  }
+  const { meeting } = state;
+  if (state.meetingId !== meetingId || meeting === undefined) return;
+  if (!current.active || !current.participants.some((participant) => participant.userId === state.userId)) {
+    void rejoin('The meeting changed while the connection was interrupted.');
+    return;
+  }
+  const present = new Set(current.participants.map((participant) => participant.userId));
+  for (const userId of [...state.participants.keys()]) {
+    if (present.has(userId)) continue;
+    state.participants.delete(userId);
+    state.talking.delete(userId);
+    void meeting.watch(userId, 'video', false);
+    void meeting.watch(userId, 'screen', false);
+  }
+  for (const participant of current.participants) {
+    state.participants.set(participant.userId, participant);
+    if (participant.userId === state.userId) continue;
+    void meeting.watch(participant.userId, 'video', Boolean(participant.videoStreamEnabled));
+    void meeting.watch(participant.userId, 'screen', Boolean(participant.screenStreamEnabled));
+  }
+  renderParticipants();
 }
 
 /** Opens /events once per page; a dropped socket comes back with the same session when it can. */
@@ -338,32 +413,53 @@ async function leave(notify = true, { keepEvents = false } = {}) {
 /**
  * Leaves and joins again by itself, restoring microphone, camera and screen: after the meeting
  * stopped because its media server failed (the join starts it again), or after the server dropped
- * the page's session. Tries for a minute, a second or a few apart.
+ * the page's session. Tries for a minute, a second or a few apart. A `MEETING_STOPPED` of the left
+ * meeting during the rejoin replaces `why`; one without `media_server_failed` (a person stopped it)
+ * ends the rejoin.
  */
 function rejoin(why) {
-  rejoining ??= (async () => {
-    const wanted = wantedMedia(buttons);
-    setStatus(`${why} Rejoining…`);
-    await leave(false, { keepEvents: true });
-    for (let attempt = 1; attempt <= 20; attempt += 1) {
-      try {
-        await join(wanted);
-        setStatus(`In meeting ${state.meetingName}. Rejoined after: ${why}`);
-        rejoins += 1;
-        document.body.dataset.rejoins = String(rejoins);
-        return;
-      } catch (error) {
-        // Tell the server too: a join that got through must not make the next attempt a 409.
-        await leave(true, { keepEvents: true });
-        setStatus(`${why} Could not rejoin yet (${error.message}); trying again…`);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
-      }
-    }
-    setStatus(`${why} Could not rejoin: join again when the server is back.`);
-  })().finally(() => {
+  if (rejoining !== undefined) return rejoining.promise;
+  const current = { meetingId: state.meetingId, why, stopped: undefined };
+  current.update = ({ text, restart }) => {
+    if (restart) current.why = `${text} Starting it again…`;
+    else current.stopped = text;
+    setNotice(restart ? `${current.why} Rejoining…` : text);
+  };
+  rejoining = current;
+  current.promise = rejoinLoop(current).finally(() => {
     rejoining = undefined;
   });
-  return rejoining;
+  return current.promise;
+}
+
+async function rejoinLoop(current) {
+  const wanted = wantedMedia(buttons);
+  setNotice(`${current.why} Rejoining…`);
+  setStatus('Rejoining…');
+  await leave(false, { keepEvents: true });
+  for (let attempt = 1; attempt <= 20 && current.stopped === undefined; attempt += 1) {
+    try {
+      // The join names the /events session: it must be one the server still has.
+      await state.events?.ensureLive();
+      await join(wanted);
+      if (current.stopped !== undefined) break;
+      rejoins += 1;
+      document.body.dataset.rejoins = String(rejoins);
+      setNotice(`${current.why} Rejoined by itself at ${new Date().toLocaleTimeString()}.`);
+      return;
+    } catch (error) {
+      // Tell the server too: a join that got through must not make the next attempt a 409.
+      await leave(true, { keepEvents: true });
+      setStatus(`Could not rejoin yet (${error.message}); trying again…`);
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000 * attempt, 5_000)));
+    }
+  }
+  if (current.stopped !== undefined) {
+    await leave(true);
+    setStatus(current.stopped);
+    return;
+  }
+  setNotice(`${current.why} Could not rejoin: join again when the server is back.`);
 }
 
 async function toggle(button, action) {
@@ -379,6 +475,7 @@ async function toggle(button, action) {
 $('token').addEventListener('change', () => loadRooms().catch((error) => setStatus(error.message)));
 $('join-form').addEventListener('submit', (event) => {
   event.preventDefault();
+  setNotice(undefined);
   join().catch((error) => setStatus(`Could not join: ${error.message}`));
 });
 buttons.mic.addEventListener('click', () => toggle(buttons.mic, (on) => state.meeting.setMicrophone(on)));
@@ -388,14 +485,21 @@ buttons.camera.addEventListener('click', () =>
 buttons.screen.addEventListener('click', () =>
   toggle(buttons.screen, (on) => (on ? state.meeting.publish('screen') : state.meeting.unpublish('screen'))),
 );
-$('leave').addEventListener('click', () => void leave());
+$('leave').addEventListener('click', () => {
+  setNotice(undefined);
+  void leave();
+});
 
 /** For people poking in the console and for the browser test. */
 window.meetingPage = {
   state,
-  stats: () => state.meeting?.stats() ?? Promise.resolve({ framesDecoded: 0, remoteAudioLevel: 0 }),
+  stats: () =>
+    state.meeting?.stats() ??
+    Promise.resolve({ framesDecoded: 0, audioPacketsReceived: 0, remoteAudioLevel: 0 }),
   talking: () => [...state.talking],
   rejoins: () => rejoins,
+  iceRestarts: () => state.meeting?.iceRestarts ?? 0,
+  events: () => [...eventLog],
   dominantSpeaker: () => state.dominantSpeaker,
 };
 

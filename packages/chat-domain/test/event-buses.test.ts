@@ -95,26 +95,17 @@ describe('redis event bus', () => {
   it('reports not ready when Redis keeps the connections but does not answer within the timeout', async () => {
     const redis = await startPrivateRedis();
     const bus = await openRedisEventBus({ url: redis.url, channelPrefix, healthTimeoutMs: 200 });
-    const busy = new Redis(redis.url);
     try {
-      // A script that spins for a second: the single-threaded server answers nobody meanwhile.
-      const spinning = busy.eval(
-        `local start = redis.call('TIME')
-         while true do
-           local now = redis.call('TIME')
-           if (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 1000000 then return 1 end
-         end`,
-        0,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Frozen (SIGSTOP): the connections stay up, nothing answers, for as long as this takes.
+      redis.pause();
       expect(await bus.checkHealth()).toEqual({
         ready: false,
         reason: 'Redis did not answer PING within 200 ms',
       });
-      await spinning;
+      redis.resume();
       expect(await bus.checkHealth()).toEqual({ ready: true });
     } finally {
-      busy.disconnect();
+      redis.resume();
       await bus.close();
       await redis.stop();
     }
@@ -123,23 +114,9 @@ describe('redis event bus', () => {
   it('subscribes without waiting past commandTimeoutMs while Redis hangs, then resyncs and delivers once it answers', async () => {
     const redis = await startPrivateRedis();
     const bus = await openRedisEventBus({ url: redis.url, channelPrefix, commandTimeoutMs: 200 });
-    const busy = new Redis(redis.url);
     try {
-      let spinning = true;
-      // A script that spins for two seconds: the single-threaded server answers nobody meanwhile.
-      const spin = busy
-        .eval(
-          `local start = redis.call('TIME')
-           while true do
-             local now = redis.call('TIME')
-             if (now[1] - start[1]) * 1000000 + (now[2] - start[2]) > 2000000 then return 1 end
-           end`,
-          0,
-        )
-        .finally(() => {
-          spinning = false;
-        });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Frozen (SIGSTOP) until resumed below: the subscription must not wait for it.
+      redis.pause();
       const alice = randomUUID();
       const received: unknown[] = [];
       const signals: unknown[] = [];
@@ -150,14 +127,13 @@ describe('redis event bus', () => {
       );
       const event = { type: 'ROOM_DELETED' as const, roomId: 'r', sentDate: '2024-01-01T00:00:00.000Z' };
       await bus.publish([{ userId: alice, event }]);
-      expect(spinning).toBe(true);
-      await spin;
+      redis.resume();
       await waitUntil(() => signals.length > 0, 10_000, 'a resync once subscribed');
       expect(signals).toEqual([{ reason: 'subscription_interrupted' }]);
       await bus.publish([{ userId: alice, event }]);
       await waitUntil(() => received.length >= 1, 10_000, 'a delivery');
     } finally {
-      busy.disconnect();
+      redis.resume();
       await bus.close();
       await redis.stop();
     }

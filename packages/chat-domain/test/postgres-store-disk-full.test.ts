@@ -1,19 +1,18 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chownSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createChatService } from '@collab-suite/chat-domain';
 import { openPostgresChatStore } from '@collab-suite/chat-domain/postgres';
 import { type PrivatePostgres, startPrivatePostgres } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { databaseOnSmallDisk } from '../../../test-support/postgres-small-disk.js';
 import { fillDisk, mountSmallDisk } from '../../../test-support/small-disk.js';
 
 /** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';
 
-// A tablespace on it holds the test database (a copy of template1, about 8 MiB); the WAL stays on
-// the main disk, so PostgreSQL keeps running and refuses only what needs a new block (53100).
+// A tablespace on it holds the test database (see databaseOnSmallDisk).
 const disk = mountSmallDisk('24m');
 let server: PrivatePostgres | undefined;
 afterAll(async () => {
@@ -21,32 +20,18 @@ afterAll(async () => {
   disk.unmount();
 });
 
-/** A database of the private server whose tables live on the small disk. */
-async function databaseOnSmallDisk(directory: string): Promise<string> {
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  chownSync(directory, uid, gid);
-  server = await startPrivatePostgres();
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE TABLESPACE collab_small LOCATION '${directory}'`);
-    await admin.query('CREATE DATABASE collab_full TABLESPACE collab_small');
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(server.url);
-  url.pathname = '/collab_full';
-  return url.toString();
-}
-
 describe('PostgreSQL chat store on a full disk (a tablespace on a 24 MiB tmpfs)', () => {
   it.skipIf(disk.missing !== undefined && !mustRun)(
     'refuses a write with storage_full (507), keeps what was stored and nothing of the refused write, and writes again once space is freed',
     async () => {
       if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
+      server = await startPrivatePostgres();
       const store = await openPostgresChatStore({
-        connectionString: await databaseOnSmallDisk(disk.directory),
+        connectionString: await databaseOnSmallDisk({
+          directory: disk.directory,
+          serverUrl: server.url,
+          Client: pg.Client,
+        }),
       });
       try {
         const chat = createChatService({ store });

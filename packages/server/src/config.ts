@@ -5,6 +5,11 @@ import path from 'node:path';
 import { type IceServer, iceServerSchema } from '@collab-suite/webrtc-sfu';
 import { z } from 'zod';
 import { redactSettingValue } from './http/redact.js';
+import {
+  type MeetingBandwidthOptions,
+  meetingBandwidthOptions,
+  meetingBandwidthVariables,
+} from './meeting-bandwidth-config.js';
 
 const integer = (minimum: number) => z.coerce.number().int().min(minimum);
 
@@ -305,6 +310,8 @@ export const environmentSchema = z.object({
    * `auto`: only with SQLite, which one process owns; PostgreSQL may be shared by running instances.
    */
   MEETING_STOP_ACTIVE_AT_START: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** The SFU's bandwidth estimation and layer allocation (`MEETING_BANDWIDTH_*`). */
+  ...meetingBandwidthVariables,
   /**
    * What this process runs, comma-separated: `api` (the HTTP API; alone it needs PostgreSQL and
    * Redis and drives media nodes), `media` (alone: a media node on Redis, serving only `/health/`).
@@ -504,6 +511,8 @@ export interface ServerConfig {
     /** How long a dropped `/events` session can be resumed with its queue id, in milliseconds. */
     reconnectGraceMs: number;
     stopActiveAtStart: boolean;
+    /** The SFU's `bandwidth` options that were set; the SFU defaults the rest. */
+    bandwidth: MeetingBandwidthOptions;
   };
   cluster: {
     /** What this process runs. */
@@ -686,6 +695,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
   }
   const values = result.data;
   assertRolesCanRun(values);
+  const bandwidth = meetingBandwidthOptions(values, (name) => redactSettingValue(name, environment[name]));
+  if ('problems' in bandwidth)
+    throw new ConfigError(`invalid configuration:\n  ${bandwidth.problems.join('\n  ')}`);
   const dataDir = path.resolve(values.DATA_DIR);
   return {
     port: values.PORT,
@@ -769,6 +781,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         values.MEETING_STOP_ACTIVE_AT_START === 'auto'
           ? !/^postgres(ql)?:\/\//i.test(values.CHAT_DATABASE_URL ?? '')
           : values.MEETING_STOP_ACTIVE_AT_START === 'true',
+      bandwidth: bandwidth.options,
     },
     cluster: {
       roles: values.NODE_ROLES.split(',') as NodeRole[],

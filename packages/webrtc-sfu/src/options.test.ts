@@ -72,6 +72,12 @@ describe('parseSfuOptions', () => {
     expect(() => parseSfuOptions({ ice: { portRang: [40_000, 41_000] } } as never)).toThrow(
       /`ice.portRang`: unknown option/,
     );
+    expect(() => parseSfuOptions({ bandwidth: { maxBitrat: 1_000_000 } } as never)).toThrow(
+      /`bandwidth.maxBitrat`: unknown option/,
+    );
+    expect(() => parseSfuOptions({ audio: { dominantSpeaker: { hold: 1 } } } as never)).toThrow(
+      /`audio.dominantSpeaker.hold`: unknown option/,
+    );
     expect(() => parseSfuOptions({ limit: {} } as never)).toThrow(
       expect.objectContaining({
         code: 'invalid_options',

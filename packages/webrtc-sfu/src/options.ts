@@ -85,7 +85,7 @@ const talkingSchema = z
   .refine((talking) => talking.stopDbov <= talking.startDbov, 'stopDbov must not be above startDbov');
 
 const dominantSpeakerSchema = z
-  .object({
+  .strictObject({
     /** How long a talking participant must stay the loudest before becoming the dominant speaker. */
     holdMs: z.number().int().min(20).default(1_000),
     /** How much louder than a dominant speaker who still talks the challenger must be, in dB. */
@@ -99,15 +99,25 @@ const audioSchema = z
     sampleRate: z.union([z.literal(16_000), z.literal(24_000), z.literal(48_000)]).default(16_000),
     /** Opus bitrate of each mixed stream in bit/s. */
     bitrate: z.number().int().min(6_000).max(510_000).default(32_000),
+    /**
+     * Opus encoder complexity of the mixed streams, 0 to 10; libopus's own default, 9. Lower is not
+     * always cheaper: at 16 kHz, 4 to 6 cost about twice what 9 does here (bench/README.md).
+     */
+    complexity: z.number().int().min(0).max(10).default(9),
     /** Decoded frames queued per speaker; beyond it the oldest are dropped so delay stays under 100 ms. */
     jitterFrames: z.number().int().min(1).max(50).default(5),
+    /**
+     * Frames a speaker's queue must hold before it is mixed, at its start and after it ran dry: 2
+     * (40 ms) absorbs the phase between its packets and the mixer's clock and most network jitter.
+     */
+    prebufferFrames: z.number().int().min(1).max(50).default(2),
     talking: talkingSchema,
     dominantSpeaker: dominantSpeakerSchema,
   })
   .prefault({});
 
 const bandwidthSchema = z
-  .object({
+  .strictObject({
     /** A subscriber's estimate before its first transport-wide congestion control feedback, bit/s. */
     initialBitrate: z.number().int().min(10_000).default(1_000_000),
     /** The estimate never drops below this, bit/s. */
@@ -118,7 +128,10 @@ const bandwidthSchema = z
     increasePerSecond: z.number().min(0.01).max(2).default(0.15),
     /** Climbing to a higher layer needs its bitrate times this to fit the budget (hysteresis). */
     upgradeHeadroom: z.number().min(1).max(3).default(1.15),
-    /** After a stream steps down (or pauses), it climbs again only after this many ms. */
+    /**
+     * After a stream steps down (or pauses), it climbs again only after this many ms; doubled (up to
+     * 8 times) each time a step down undoes a climb of the last 5 s.
+     */
     upgradeHoldMs: z.number().int().min(0).default(3_000),
     /** Bit/s kept out of a subscriber's video budget for its audio, which has its own connection. */
     audioReserveBitrate: z.number().int().min(0).default(48_000),

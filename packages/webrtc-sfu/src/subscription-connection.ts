@@ -11,6 +11,7 @@ import {
 import { BandwidthEstimator } from './bandwidth/bandwidth-estimator.js';
 import { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
 import { transportFeedbackResults } from './bandwidth/transport-feedback.js';
+import { UpgradeHold } from './bandwidth/upgrade-hold.js';
 import { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
@@ -65,7 +66,7 @@ export class SubscriptionConnection {
   readonly #consumers = new Map<string, { consumer: Consumer; transceiver: RTCRtpTransceiver }>();
   readonly #idle: RTCRtpTransceiver[] = [];
   readonly #estimator: BandwidthEstimator;
-  readonly #lastStepDownMs = new WeakMap<Consumer, number>();
+  readonly #holds = new WeakMap<Consumer, UpgradeHold>();
   readonly #listened = new WeakSet<RTCDtlsTransport>();
   readonly #stopListening: Array<() => void> = [];
   #allocationTimer: NodeJS.Timeout | undefined;
@@ -170,6 +171,14 @@ export class SubscriptionConnection {
     if (this.#closed) return;
     const nowMs = performance.now();
     const { audioReserveBitrate, upgradeHeadroom, upgradeHoldMs } = this.#options.bandwidth;
+    const holdOf = (consumer: Consumer): UpgradeHold => {
+      let hold = this.#holds.get(consumer);
+      if (hold === undefined) {
+        hold = new UpgradeHold(upgradeHoldMs);
+        this.#holds.set(consumer, hold);
+      }
+      return hold;
+    };
     const estimate = this.#estimator.bitrate(nowMs);
     const budget = estimate === undefined ? undefined : Math.max(0, estimate - audioReserveBitrate);
     const entries = [...this.#consumers.values()]
@@ -183,7 +192,7 @@ export class SubscriptionConnection {
         layerBitrates: layers.map((layer) => Math.max(smallestLayerBitrate, layer.bitrate)),
         maxLayer: qualityLayerIndex(consumer.quality, layers.length),
         currentLayer: consumer.paused ? undefined : index >= 0 ? index : layers.length - 1,
-        mayUpgrade: nowMs - (this.#lastStepDownMs.get(consumer) ?? Number.NEGATIVE_INFINITY) >= upgradeHoldMs,
+        mayUpgrade: holdOf(consumer).mayClimb(nowMs),
       };
     });
     const chosen = allocateLayers(streams, budget, upgradeHeadroom);
@@ -191,7 +200,9 @@ export class SubscriptionConnection {
       const choice = chosen[position];
       const before = streams[position]?.currentLayer;
       if (before !== undefined && (choice === undefined || choice < before)) {
-        this.#lastStepDownMs.set(consumer, nowMs);
+        holdOf(consumer).steppedDown(nowMs);
+      } else if (choice !== undefined && (before === undefined || choice > before)) {
+        holdOf(consumer).climbed(nowMs);
       }
       consumer.setTargetLayer(choice === undefined ? undefined : layers[choice]);
     });

@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSfu, type Router, type Sfu, type TalkingChange } from '../src/index.js';
-import { AudioTestClient, loopbackSfuOptions, rms, toneShare, waitFor } from '../src/testing/index.js';
+import {
+  AudioTestClient,
+  loopbackSfuOptions,
+  recentToneShare,
+  rms,
+  waitFor,
+  waitForQuiet,
+} from '../src/testing/index.js';
 
 let sfu: Sfu;
 const clients: AudioTestClient[] = [];
@@ -37,15 +44,13 @@ describe('audio bridge', () => {
       'mixed audio',
     );
     const heardByBob = bob.samplesSince(bob.received.length - 40);
-    const heardByAlice = alice.samplesSince(alice.received.length - 40);
-    const heardByCarol = carol.samplesSince(carol.received.length - 40);
     expect(rms(heardByBob)).toBeGreaterThan(2_000);
-    expect(toneShare(heardByBob, 440, 48_000)).toBeGreaterThan(0.8);
-    expect(toneShare(heardByBob, 1_000, 48_000)).toBeLessThan(0.02);
-    expect(toneShare(heardByAlice, 1_000, 48_000)).toBeGreaterThan(0.8);
-    expect(toneShare(heardByAlice, 440, 48_000)).toBeLessThan(0.02);
-    expect(toneShare(heardByCarol, 440, 48_000)).toBeGreaterThan(0.3);
-    expect(toneShare(heardByCarol, 1_000, 48_000)).toBeGreaterThan(0.3);
+    expect(recentToneShare(bob.received, 440, 48_000)).toBeGreaterThan(0.8);
+    expect(recentToneShare(bob.received, 1_000, 48_000)).toBeLessThan(0.02);
+    expect(recentToneShare(alice.received, 1_000, 48_000)).toBeGreaterThan(0.8);
+    expect(recentToneShare(alice.received, 440, 48_000)).toBeLessThan(0.02);
+    expect(recentToneShare(carol.received, 440, 48_000)).toBeGreaterThan(0.3);
+    expect(recentToneShare(carol.received, 1_000, 48_000)).toBeGreaterThan(0.3);
     expect(talking).toContainEqual({ participantId: 'alice', talking: true });
     expect(talking).toContainEqual({ participantId: 'bob', talking: true });
     expect(talking.some((change) => change.participantId === 'carol')).toBe(false);
@@ -71,10 +76,8 @@ describe('audio bridge', () => {
 
     expect(router.requireSession('alice').setAudioEnabled(false)).toBe(true);
     expect(talking.at(-1)).toEqual({ participantId: 'alice', talking: false });
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    const mutedFrom = bob.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(bob.received.length).toBe(mutedFrom);
+    // Packets in flight arrive however long a loaded machine takes; then nothing more comes.
+    await waitForQuiet(() => bob.received.length, "Alice's audio at Bob after the mute");
   });
 
   it('sends nothing from a participant who joined but never unmuted (joins start muted)', async () => {
@@ -83,6 +86,7 @@ describe('audio bridge', () => {
     const alice = await join(router, 'alice');
     const bob = await join(router, 'bob');
     alice.startTone(440);
+    // A bounded wait before asserting that nothing came: there is no event for packets never sent.
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(router.requireSession('alice').audioEnabled).toBe(false);
     expect(bob.packetsReceived).toBe(0);

@@ -39,12 +39,13 @@ async function publishSimulcast(
   router: Router,
   participantId: string,
   transportCc = false,
+  kind: 'video' | 'screen' = 'video',
 ): Promise<SimulcastTestPublisher> {
   const session = router.getSession(participantId) ?? router.createSession(participantId);
   const publisher = track(new SimulcastTestPublisher(undefined, { transportCc }));
-  await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+  await publisher.acceptAnswer(await session.publish(kind, await publisher.createOffer()));
   publisher.start();
-  const producer = router.getProducer(participantId, 'video');
+  const producer = router.getProducer(participantId, kind);
   await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
   return publisher;
 }
@@ -238,5 +239,61 @@ describe('simulcast', () => {
     expect(
       expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid)).switches,
     ).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps a screen share on its layer while camera video steps down under a low REMB, and pauses the camera before the screen share', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-screen-priority');
+    await publishSimulcast(router, 'alice', false, 'video');
+    await publishSimulcast(router, 'alice', false, 'screen');
+    const bob = router.createSession('bob');
+    const subscriber = track(new VideoTestSubscriber());
+    // The camera comes first in the subscription: only the priority puts the screen share ahead.
+    const offer = await bob.updateSubscriptions({
+      subscribe: [
+        { participantId: 'alice', kind: 'video' },
+        { participantId: 'alice', kind: 'screen' },
+      ],
+      unsubscribe: [],
+    });
+    await bob.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+    const midOf = (kind: string) => offer.streams.find((stream) => stream.kind === kind)?.mid ?? '';
+    const [camera, screen] = [midOf('video'), midOf('screen')];
+    await waitFor(
+      () => settledLayer(subscriber, camera) === 2 && settledLayer(subscriber, screen) === 2,
+      'both streams on the high layer without an estimate',
+      patient,
+    );
+
+    // 1.2 Mbit/s: both low layers (about 0.2) and the screen share's high one (about 0.9) fit, not more.
+    await subscriber.sendRemb(1_200_000);
+    await waitFor(
+      () => (settledLayer(subscriber, camera) ?? 2) < 2 && settledLayer(subscriber, screen) === 2,
+      'the camera below the high layer while the screen share keeps it',
+      patient,
+    );
+    const screenPackets = subscriber.count(screen);
+    await waitFor(
+      () => subscriber.count(screen) > screenPackets + 60,
+      'the screen share flowing on',
+      patient,
+    );
+    expect(settledLayer(subscriber, screen, 60)).toBe(2);
+
+    // 220 kbit/s: one low layer (about 0.1) fits after the audio reserve, not two.
+    await subscriber.sendRemb(220_000);
+    const cameraConsumer = bob.consumers.find((consumer) => consumer.producer.kind === 'video');
+    await waitFor(() => cameraConsumer?.paused === true, 'the camera paused', patient);
+    await waitFor(() => settledLayer(subscriber, screen) === 0, 'the screen share on its low layer', patient);
+    const cameraWhilePaused = subscriber.count(camera);
+    const screenWhilePaused = subscriber.count(screen);
+    await waitFor(
+      () => subscriber.count(screen) > screenWhilePaused + 30,
+      'the screen share flowing while the camera is paused',
+      patient,
+    );
+    expect(subscriber.count(camera)).toBe(cameraWhilePaused);
+    for (const mid of [camera, screen])
+      expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid));
   });
 });

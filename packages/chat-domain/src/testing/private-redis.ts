@@ -17,6 +17,13 @@ export interface PrivateRedis {
   restart(options?: { empty?: boolean }): Promise<void>;
   /** Starts the server again after {@link PrivateRedis.stop}; a no-op while it runs. */
   start(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP): connections stay open and new ones are taken by the kernel, but
+   * nothing answers, like a Redis that hangs, for as long as the test needs (no race with a timer).
+   */
+  pause(): void;
+  /** Lets a paused server run on (SIGCONT). */
+  resume(): void;
 }
 
 /** Options of {@link startPrivateRedis}. */
@@ -59,10 +66,17 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
   const port = await freeLoopbackPort();
   const folder = options.appendOnly ? mkdtempSync(path.join(tmpdir(), 'collab-redis-')) : undefined;
   let running: { child: ChildProcess; exited: Promise<void> } | undefined = await spawnRedis(port, folder);
+  let paused = false;
+  const resume = () => {
+    if (!paused) return;
+    paused = false;
+    running?.child.kill('SIGCONT');
+  };
   const stop = async () => {
     const current = running;
     if (current === undefined) return;
     running = undefined;
+    paused = false;
     current.child.kill('SIGKILL');
     await current.exited;
   };
@@ -73,6 +87,12 @@ export async function startPrivateRedis(options: PrivateRedisOptions = {}): Prom
     url: `redis://127.0.0.1:${port}`,
     stop,
     start,
+    pause() {
+      if (paused || running === undefined) return;
+      paused = true;
+      running.child.kill('SIGSTOP');
+    },
+    resume,
     async restart(restartOptions = {}) {
       await stop();
       if (restartOptions.empty && folder !== undefined) {

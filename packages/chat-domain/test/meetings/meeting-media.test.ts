@@ -152,7 +152,8 @@ describe('meeting media', () => {
   it('announces talking to the participants', async () => {
     const { meeting, alice, bob, media, sent } = await twoInMeeting();
     media.emitTalking(meeting.id, alice.userId, true);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // The announcement is a background task: wait for it, not for a fixed time.
+    await vi.waitFor(() => expect(sent('MEETING_PARTICIPANT_TALKING')).toHaveLength(2), { timeout: 10_000 });
     expect(
       sent('MEETING_PARTICIPANT_TALKING')
         .map((delivery) => delivery.userId)
@@ -168,7 +169,7 @@ describe('meeting media', () => {
   it('announces the dominant speaker to the participants, and to someone joining later', async () => {
     const { meeting, alice, bob, carol, media, sent, queueOf, join } = await twoInMeeting();
     media.emitDominantSpeaker(meeting.id, alice.userId);
-    await vi.waitFor(() => expect(sent('MEETING_DOMINANT_SPEAKER')).toHaveLength(2));
+    await vi.waitFor(() => expect(sent('MEETING_DOMINANT_SPEAKER')).toHaveLength(2), { timeout: 10_000 });
     expect(
       sent('MEETING_DOMINANT_SPEAKER')
         .map((delivery) => delivery.userId)
@@ -197,7 +198,9 @@ describe('meeting media', () => {
     const other = await meetings.createMeeting(alice, { roomId: otherRoom.id, name: 'Other' });
     await meetings.startMeeting(alice, other.id);
     media.emitMediaLost([meeting.id]);
-    await vi.waitFor(async () => expect((await meetings.getMeeting(alice, meeting.id)).active).toBe(false));
+    await vi.waitFor(async () => expect((await meetings.getMeeting(alice, meeting.id)).active).toBe(false), {
+      timeout: 10_000,
+    });
     expect(sent('MEETING_STOPPED').map((delivery) => delivery.event)).toContainEqual({
       type: 'MEETING_STOPPED',
       meetingId: meeting.id,

@@ -92,6 +92,7 @@ export async function createChatFeature(
     onSessionClosed: (userId, queueId) => meetings.queueClosed(userId, queueId),
     onSessionOpened: (userId, queueId) => meetings.queueOpened(userId, queueId),
     reconnectGraceMs: config.meetings.reconnectGraceMs,
+    ...(meetings.sessionDirectory ? { directory: meetings.sessionDirectory } : {}),
   });
   socket = events;
   const chatPaths = ['/rooms', '/attachments', '/meetings', '/users'];

@@ -121,8 +121,9 @@ and the events that arrive meanwhile (up to ${eventsSocketLimits.keptEventsWhile
 for it, \`GET /events?queueId=<queueId>\`, resumes it: \`websocketConnected\` says \`"resumed": true\`
 with the same queue id, then the kept events follow. After the grace, or for an unknown queue id (a
 new session, \`"resumed": false\`), the session is closed: closing a session ends the meetings joined
-from its queue. A session lives in the API node that holds its socket: behind a load balancer,
-route a reconnection to the same node (or join again when \`resumed\` is false).`;
+from its queue. With several API nodes, a reconnection may reach another node: it takes the session
+over (\`"resumed": true\`) and sends \`resync\` at once, since the events kept meanwhile stayed on the
+old node.`;
 
 const eventTypes = Object.keys(eventDescriptions) as ChatEventType[];
 

@@ -8,6 +8,22 @@ import { type Authenticator, readToken } from '../auth/authenticator.js';
 import { HttpError } from '../http/http-error.js';
 import { guardedHandler } from '../process/guarded-handler.js';
 
+/**
+ * Where `/events` sessions live when several API nodes serve them, so that a client whose connection
+ * dropped may resume its session on any node, not only the one it left.
+ */
+export interface EventsSessionDirectory {
+  /**
+   * Takes over the session `queueId` of `userId` that a node (another, or this one) keeps: true when
+   * one does, and this node now owns it.
+   */
+  claim(userId: string, queueId: string): Promise<boolean>;
+  /** Whether this node still owns a session it keeps: false once another node claimed it. */
+  owns(queueId: string): Promise<boolean>;
+  /** A session kept here ended because another node took it over: forget it, its meetings go on. */
+  moved(userId: string, queueId: string): void;
+}
+
 /** Options of {@link createEventsSocket}. */
 export interface EventsSocketOptions {
   authenticator: Authenticator;
@@ -28,6 +44,13 @@ export interface EventsSocketOptions {
    * `onSessionClosed` is told only once this time passed without one. @default 0
    */
   reconnectGraceMs?: number;
+  /**
+   * With several API nodes: a socket asking for a queue id this node does not keep takes the session
+   * over from the node that does (`resumed: true`, then `resync`: the events kept there stay there),
+   * and a session whose grace ends here after another node took it over ends without
+   * `onSessionClosed`.
+   */
+  directory?: EventsSessionDirectory;
 }
 
 /** The `/events` WebSocket endpoint. */
@@ -148,7 +171,8 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     else session.kept.push(frame);
   };
 
-  const end = (session: EventsSession) => {
+  /** Ends a session: its meetings too, unless another node took it over (`moved`). */
+  const end = (session: EventsSession, moved = false) => {
     if (session.ended) return;
     session.ended = true;
     clearTimeout(session.grace);
@@ -158,7 +182,22 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
       );
     if (sessions.get(session.queueId) === session) sessions.delete(session.queueId);
-    options.onSessionClosed?.(session.userId, session.queueId);
+    if (moved) options.directory?.moved(session.userId, session.queueId);
+    else options.onSessionClosed?.(session.userId, session.queueId);
+  };
+
+  /** The grace of a dropped session is over: end it, quietly when another node took it over. */
+  const graceOver = async (session: EventsSession) => {
+    const directory = options.directory;
+    let owned = true;
+    if (directory !== undefined) {
+      // When the directory cannot tell, the session ends as it would on one node.
+      owned = await directory.owns(session.queueId).catch((error: unknown) => {
+        options.logger.warn({ err: error }, 'could not tell whether another node took a session over');
+        return true;
+      });
+    }
+    if (session.socket === undefined) end(session, !owned);
   };
 
   /**
@@ -174,7 +213,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       end(session);
       return;
     }
-    session.grace = setTimeout(() => end(session), graceMs);
+    session.grace = setTimeout(() => void graceOver(session), graceMs);
     session.grace.unref();
   };
 
@@ -233,11 +272,28 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     return true;
   };
 
+  /** Claims a session for this node in the directory; a failure is logged, the session goes on. */
+  const claim = async (userId: string, queueId: string): Promise<boolean> => {
+    if (options.directory === undefined) return false;
+    try {
+      return await options.directory.claim(userId, queueId);
+    } catch (error) {
+      options.logger.warn({ err: error }, 'could not look up or claim an /events session');
+      return false;
+    }
+  };
+
   const open = async (socket: WebSocket, userId: string, requestedQueueId: string | undefined) => {
-    if (resume(socket, userId, requestedQueueId)) return;
+    if (resume(socket, userId, requestedQueueId)) {
+      // It may have been taken over by another node meanwhile: it is this node's again.
+      if (requestedQueueId !== undefined) await claim(userId, requestedQueueId);
+      return;
+    }
+    // A session another API node keeps (the client reconnected through the proxy to this one).
+    const adopted = requestedQueueId !== undefined && (await claim(userId, requestedQueueId));
     const session: EventsSession = {
       userId,
-      queueId: randomUUID(),
+      queueId: adopted ? requestedQueueId : randomUUID(),
       socket: undefined,
       subscription: undefined,
       kept: [],
@@ -264,6 +320,12 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       return;
     }
     sessions.set(session.queueId, session);
+    if (adopted) {
+      // The events kept for it on the other node stay there: the client refetches.
+      session.overflowed = true;
+      attach(session, socket, true);
+      return;
+    }
     options.onSessionOpened?.(userId, session.queueId);
     attach(session, socket, requestedQueueId === undefined ? undefined : false);
   };

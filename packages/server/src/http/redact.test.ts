@@ -20,6 +20,9 @@ describe('redaction of secrets in text', () => {
     ).toBe(
       '/p?access_token=[redacted]&api_key=[redacted]&signature=[redacted]&password=[redacted]&secret=[redacted]&keep=1',
     );
+    expect(redactRequestTarget('/events?queueId=0b5a3c52-8f0e-4c8e-9a51-3f7d2c1e9b40&v=2')).toBe(
+      '/events?queueId=[redacted]&v=2',
+    );
     expect(redactRequestTarget('/plain/path')).toBe('/plain/path');
   });
 

@@ -1,8 +1,11 @@
 /** What stands in for a secret in logs and messages. */
 export const REDACTED = '[redacted]';
 
-/** Query parameters and variables whose values are secrets by their name alone. */
-const SECRET_NAME = /token|key|secret|signature|password|passwd|credential/i;
+/**
+ * Query parameters and variables whose values are secrets by their name alone; `queueId` too: it
+ * names an `/events` session, which `/events?queueId=` resumes with the events kept for it.
+ */
+const SECRET_NAME = /token|key|secret|signature|password|passwd|credential|queue[_-]?id/i;
 
 /** `scheme://user:password@` (the password part is everything up to the last `@` of the authority). */
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#]*)@/gi;
@@ -33,7 +36,7 @@ function decoded(value: string): string {
 
 /**
  * A request target (`/path?query`) as a log may show it: values of parameters named like secrets
- * (`token`, `key`, `secret`, `signature`, `password`...) become `[redacted]`, and a URL with
+ * (`token`, `key`, `secret`, `signature`, `password`, `queueId`...) become `[redacted]`, and a URL with
  * `user:password@` in any other value (percent-encoded or not) loses its password.
  */
 export function redactRequestTarget(target: string): string {

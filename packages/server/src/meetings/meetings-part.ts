@@ -11,6 +11,7 @@ import {
 } from '@collab-suite/chat-domain';
 import express, { type Router } from 'express';
 import type { Logger } from 'pino';
+import type { EventsSessionDirectory } from '../chat/events-socket.js';
 import type { ServerConfig } from '../config.js';
 import type { HealthCheck } from '../health/health-check.js';
 import { pageSecurityHeaders } from '../http/page-security-headers.js';
@@ -37,6 +38,11 @@ export interface MeetingsPart {
   queueClosed(userId: string, queueId: string): void;
   /** Pass to the events socket: an API node among others records its sessions. */
   queueOpened(userId: string, queueId: string): void;
+  /**
+   * Pass to the events socket: with several API nodes, where sessions live, so a client may resume
+   * its session on any node; undefined on one node.
+   */
+  readonly sessionDirectory: EventsSessionDirectory | undefined;
   close(): Promise<void>;
 }
 
@@ -155,6 +161,15 @@ export async function createMeetingsPart(options: MeetingsPartOptions): Promise<
     },
     queueOpened(userId, queueId) {
       presence?.sessionOpened(userId, queueId);
+    },
+    get sessionDirectory(): EventsSessionDirectory | undefined {
+      const here = presence;
+      if (here === undefined) return undefined;
+      return {
+        claim: (userId, queueId) => here.claimSession(userId, queueId),
+        owns: (queueId) => here.ownsSession(queueId),
+        moved: (userId, queueId) => here.sessionMoved(userId, queueId),
+      };
     },
     queueClosed(userId, queueId) {
       // Sessions closing because the server stops: the next start, or another API node, ends them.

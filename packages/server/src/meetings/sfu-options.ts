@@ -14,5 +14,6 @@ export function sfuOptions(config: ServerConfig): SfuOptionsInput {
       gatherServers: meetings.sfuStunServers,
     },
     limits: { sessionsPerRouter: meetings.maxParticipants },
+    bandwidth: meetings.bandwidth,
   };
 }

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AudioTestClient, toneShare, waitFor } from '@collab-suite/webrtc-sfu/testing';
+import { AudioTestClient, recentToneShare, waitFor } from '@collab-suite/webrtc-sfu/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import {
   type ChatClient,
   chatClientFor,
+  type EventsClient,
   type JsonObject,
   openEvents,
   users,
@@ -34,6 +35,7 @@ interface NodeUser {
   /** Marks the events received so far: `next` then waits for a later one. */
   skipReceived(): void;
   audio: AudioTestClient;
+  events: EventsClient;
   close(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ async function userOn(baseUrl: string, userId: string): Promise<NodeUser> {
       skipped = events.messages.length;
     },
     audio: new AudioTestClient(),
+    events,
     async close() {
       await user.audio.close();
       await events.close();
@@ -75,6 +78,7 @@ async function connectAudio(user: NodeUser, meetingId: string): Promise<void> {
 describe('meetings across two API nodes behind HAProxy and two media nodes', () => {
   const nodes: ClusterNode[] = [];
   const people: NodeUser[] = [];
+  const sockets: EventsClient[] = [];
   let redis: Redis;
   let proxy: RunningHaproxy;
 
@@ -85,6 +89,7 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
       CHAT_REDIS_URL: redisUrl,
       CLUSTER_REDIS_PREFIX: prefix,
       CLUSTER_HEARTBEAT_MS: String(heartbeatMs),
+      MEETING_RECONNECT_GRACE_SECONDS: '3',
       AUTH_JWT_SECRET: testJwtSecret,
       LOG_LEVEL: 'info',
     };
@@ -109,7 +114,7 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all(people.map((person) => person.close()));
+    await Promise.all([...people, ...sockets].map((closer) => closer.close()));
     await proxy?.stop();
     await Promise.all(nodes.map((node) => node.kill('SIGTERM')));
     const left = await redis.keys(`${prefix}*`);
@@ -150,6 +155,78 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ 'idp.entityid': 'https://idp.example.org/entity' });
   });
+
+  it('resumes a dropped /events session on the other API node: the participation stays, meeting events and calls follow it', async () => {
+    const ids = users('dana', 'erin', 'finn');
+    const dana = await userOn(proxy.url, ids.dana);
+    const erin = await userOn(proxy.url, ids.erin);
+    // Finn's session on Erin's API node: his leaving after the grace tells that hers is over there too.
+    const erinNode = nodes.find((node) => node.name === erin.socketNode) as ClusterNode;
+    const finn = await userOn(erinNode.url, ids.finn);
+    people.push(dana, erin, finn);
+    const room = await dana.call('POST', '/rooms', {
+      json: { type: 'group', name: 'Moving', membersIds: [ids.erin, ids.finn] },
+    });
+    const meetingId: string = (await dana.call('POST', '/meetings', { json: { roomId: room.body.id } })).body
+      .id;
+    expect((await dana.call('POST', `/meetings/${meetingId}/start`)).status).toBe(200);
+    for (const user of [dana, erin, finn]) {
+      const joined = await user.call('POST', `/meetings/${meetingId}/join`, {
+        json: { audioStreamEnabled: true, videoStreamEnabled: false },
+        headers: { 'queue-id': user.queueId },
+      });
+      expect(joined.status).toBe(200);
+    }
+
+    // Erin's and Finn's connections are lost (no close frame); Erin comes back on the other API node.
+    erin.events.socket.terminate();
+    finn.events.socket.terminate();
+    const otherNode = nodes.find((node) => node.name.startsWith('api-') && node.name !== erinNode.name);
+    const resumed = await openEvents(
+      (otherNode as ClusterNode).url,
+      await token(ids.erin),
+      `?queueId=${erin.queueId}`,
+    );
+    sockets.push(resumed);
+    expect(resumed.messages[0]).toEqual({ type: 'websocketConnected', queueId: erin.queueId, resumed: true });
+    // What the old node kept for her meanwhile stays there: she is told to refetch.
+    expect(await resumed.next((message) => message.type === 'resync')).toMatchObject({
+      reason: 'events_missed_while_away',
+    });
+
+    // Finn did not come back: he leaves once his grace is over; Erin, who dropped with him, stays.
+    expect(await dana.next('MEETING_PARTICIPANT_LEFT', (event) => event.userId === ids.finn)).toMatchObject({
+      meetingId,
+    });
+    const meeting = await dana.call('GET', `/meetings/${meetingId}`);
+    const present = meeting.body.participants.map((participant: { userId: string }) => participant.userId);
+    expect(present.sort()).toEqual([ids.dana, ids.erin].sort());
+    expect(
+      dana.events.messages.filter(
+        (message) => message.type === 'MEETING_PARTICIPANT_LEFT' && message.userId === ids.erin,
+      ),
+    ).toEqual([]);
+
+    // Her participation answers on the resumed session: her audio offer's answer reaches the new socket.
+    const offered = await erin.call('PUT', `/meetings/${meetingId}/audio/offer`, {
+      json: { sdp: await erin.audio.createOffer() },
+    });
+    expect(offered.status).toBe(204);
+    expect(
+      await resumed.next(
+        (message) => message.type === 'MEETING_AUDIO_ANSWERED' && message.meetingId === meetingId,
+        40_000,
+      ),
+    ).toBeDefined();
+    // Meeting events for her reach the resumed socket: Dana leaving, say.
+    expect((await dana.call('POST', `/meetings/${meetingId}/leave`)).status).toBe(204);
+    expect(
+      await resumed.next(
+        (message) => message.type === 'MEETING_PARTICIPANT_LEFT' && message.userId === ids.dana,
+        40_000,
+      ),
+    ).toMatchObject({ meetingId });
+  }, 120_000);
 
   it('serves one meeting from both API nodes, survives a dead API node and moves off a dead media node', async () => {
     const ids = users('alice', 'bob', 'carol');
@@ -199,9 +276,7 @@ describe('meetings across two API nodes behind HAProxy and two media nodes', () 
     ).toBe(204);
     alice.audio.startTone(440);
     await waitFor(() => bob.audio.received.length > 60, "Alice's tone in Bob's mix");
-    expect(toneShare(bob.audio.samplesSince(bob.audio.received.length - 40), 440, 48_000)).toBeGreaterThan(
-      0.8,
-    );
+    expect(recentToneShare(bob.audio.received, 440, 48_000)).toBeGreaterThan(0.8);
     expect(
       await bob.next('MEETING_PARTICIPANT_TALKING', (event) => event.userId === ids.alice),
     ).toMatchObject({

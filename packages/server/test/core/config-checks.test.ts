@@ -3,8 +3,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseSfuOptions } from '@collab-suite/webrtc-sfu';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { sfuOptions } from '../../src/meetings/sfu-options.js';
 import { locationOf } from '../../src/startup-error.js';
 import { startClusterNode } from '../cluster/cluster-nodes.js';
 import { configRefusal } from '../support/config-refusal.js';
@@ -46,6 +48,58 @@ describe('configuration that would lie is refused at start-up, naming the variab
     );
     expect(configRefusal({ MEETING_SFU_STUN_SERVERS: 'stun:a.example.org,stun:b.example.org' })).toContain(
       'expected at most one STUN server',
+    );
+  });
+
+  it('hands MEETING_BANDWIDTH_* to the SFU and refuses what the SFU would refuse, naming the variable', () => {
+    const defaults = parseSfuOptions(sfuOptions(loadConfig({})));
+    expect(defaults.bandwidth).toEqual(parseSfuOptions({}).bandwidth);
+    const set = parseSfuOptions(
+      sfuOptions(
+        loadConfig({
+          MEETING_BANDWIDTH_INITIAL_BITRATE: '600000',
+          MEETING_BANDWIDTH_MIN_BITRATE: '80000',
+          MEETING_BANDWIDTH_MAX_BITRATE: '4000000',
+          MEETING_BANDWIDTH_INCREASE_PER_SECOND: '0.3',
+          MEETING_BANDWIDTH_UPGRADE_HEADROOM: '1.25',
+          MEETING_BANDWIDTH_UPGRADE_HOLD_MS: '5000',
+          MEETING_BANDWIDTH_AUDIO_RESERVE_BITRATE: '64000',
+          MEETING_BANDWIDTH_ALLOCATION_INTERVAL_MS: '250',
+          MEETING_MAX_PARTICIPANTS: '12',
+        }),
+      ),
+    );
+    expect(set.bandwidth).toEqual({
+      initialBitrate: 600_000,
+      minBitrate: 80_000,
+      maxBitrate: 4_000_000,
+      increasePerSecond: 0.3,
+      upgradeHeadroom: 1.25,
+      upgradeHoldMs: 5_000,
+      audioReserveBitrate: 64_000,
+      allocationIntervalMs: 250,
+    });
+    expect(set.limits.sessionsPerRouter).toBe(12);
+
+    expect(configRefusal({ MEETING_BANDWIDTH_MIN_BITRATE: '5000' })).toMatch(
+      /MEETING_BANDWIDTH_MIN_BITRATE: .*10000.* \(received "5000"\)/,
+    );
+    expect(configRefusal({ MEETING_BANDWIDTH_INCREASE_PER_SECOND: 'fast' })).toContain(
+      'MEETING_BANDWIDTH_INCREASE_PER_SECOND: expected a number (received "fast")',
+    );
+    expect(configRefusal({ MEETING_BANDWIDTH_INITIAL_BITRATE: '1.5e5.1' })).toContain(
+      'MEETING_BANDWIDTH_INITIAL_BITRATE',
+    );
+    expect(configRefusal({ MEETING_BANDWIDTH_UPGRADE_HOLD_MS: '2.5' })).toContain(
+      'MEETING_BANDWIDTH_UPGRADE_HOLD_MS: ',
+    );
+    expect(configRefusal({ MEETING_BANDWIDTH_AUDIO_RESERVE_BITRATE: '-1' })).toContain(
+      'MEETING_BANDWIDTH_AUDIO_RESERVE_BITRATE: ',
+    );
+    expect(
+      configRefusal({ MEETING_BANDWIDTH_MIN_BITRATE: '900000', MEETING_BANDWIDTH_MAX_BITRATE: '500000' }),
+    ).toContain(
+      'MEETING_BANDWIDTH_MIN_BITRATE must not be above MEETING_BANDWIDTH_MAX_BITRATE (received MEETING_BANDWIDTH_MIN_BITRATE="900000", MEETING_BANDWIDTH_MAX_BITRATE="500000")',
     );
   });
 

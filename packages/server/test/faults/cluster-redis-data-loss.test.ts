@@ -3,11 +3,13 @@ import { users } from '../chat/chat-test-support.js';
 import type { ClusterNode } from '../cluster/cluster-nodes.js';
 import {
   type FaultCluster,
+  holdersOf,
   join,
   participantsOf,
   prefix,
   startedMeeting,
   startFaultCluster,
+  startTwoUserMeeting,
   userOn,
   waitUntil,
 } from './cluster-fault-support.js';
@@ -19,7 +21,7 @@ describe('a Redis restarted empty under two media nodes', () => {
 
   beforeAll(async () => {
     cluster = await startFaultCluster('loss');
-    media = await Promise.all([cluster.start('media-1', 'media'), cluster.start('media-2', 'media')]);
+    media = await cluster.startMediaNodes(2);
     api = await cluster.start('api-a', 'api');
   }, 90_000);
 
@@ -28,12 +30,7 @@ describe('a Redis restarted empty under two media nodes', () => {
   });
 
   it('keeps each meeting on its one media node: a join after the loss lands where the meeting lives', async () => {
-    const ids = users('alice', 'bob');
-    const alice = await userOn(api.url, ids.alice);
-    const bob = await userOn(api.url, ids.bob);
-    const meetingId = await startedMeeting(alice, [ids.bob]);
-    expect((await join(alice, meetingId)).status).toBe(200);
-    const home = await cluster.recordedHome(meetingId);
+    const { ids, alice, bob, meetingId, home } = await startTwoUserMeeting(cluster, api.url, api.url);
     expect(['media-1', 'media-2']).toContain(home);
     expect(await cluster.client.get(`${prefix}meeting-media:${meetingId}`)).toBe(home);
 
@@ -43,15 +40,7 @@ describe('a Redis restarted empty under two media nodes', () => {
     const joined = await join(bob, meetingId);
     expect(joined.status, JSON.stringify(joined.body)).toBe(200);
 
-    const hosting = await Promise.all(media.map((node) => cluster.hostedMeetings(node)));
-    const holders = media.filter((_node, index) =>
-      hosting[index]?.some((meeting) => meeting.meetingId === meetingId),
-    );
-    expect(holders.map((node) => node.name)).toEqual([home]);
-    expect(hosting[media.findIndex((node) => node.name === home)]).toContainEqual({
-      meetingId,
-      participants: 2,
-    });
+    expect(await holdersOf(cluster, media, meetingId)).toEqual([{ name: home, participants: 2 }]);
     expect(await cluster.recordedHome(meetingId)).toBe(home);
     expect(await participantsOf(alice, meetingId)).toEqual([ids.alice, ids.bob].sort());
     // The media nodes registered again and the home announced its meeting: Redis caches it again.

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { chownSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { type PrivatePostgres, startPrivatePostgres } from '@collab-suite/chat-domain/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { databaseOnSmallDisk } from '../../../../test-support/postgres-small-disk.js';
 import { fillDisk, mountSmallDisk } from '../../../../test-support/small-disk.js';
 import { signLocalToken } from '../../src/auth/sign-token.js';
 import { chatClientFor, users } from '../chat/chat-test-support.js';
@@ -13,8 +13,7 @@ import { testJwtSecret } from '../support/test-server.js';
 /** CI (`CI=true`) runs as root: there a missing prerequisite fails instead of skipping. */
 const mustRun = process.env.CI === 'true';
 const token = (userId: string) => signLocalToken(testJwtSecret, { userId });
-// The database's tables live in a tablespace on it (a copy of template1 takes about 8 MiB); the
-// WAL stays on the main disk, so PostgreSQL runs on and refuses what needs a new block (53100).
+// The database's tables live in a tablespace on it (see databaseOnSmallDisk).
 const disk = mountSmallDisk('24m');
 
 let postgres: PrivatePostgres | undefined;
@@ -24,25 +23,6 @@ afterAll(async () => {
   await postgres?.destroy();
   disk.unmount();
 });
-
-/** A database of a private PostgreSQL whose tables live on `directory`. */
-async function databaseOn(directory: string): Promise<string> {
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  chownSync(directory, uid, gid);
-  postgres = await startPrivatePostgres();
-  const admin = new pg.Client({ connectionString: postgres.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE TABLESPACE collab_small LOCATION '${directory}'`);
-    await admin.query('CREATE DATABASE collab_full TABLESPACE collab_small');
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(postgres.url);
-  url.pathname = '/collab_full';
-  return url.toString();
-}
 
 /** Calls `attempt` until it answers something else than `ok` (at most `limit` times); that answer. */
 async function firstRefusal(
@@ -62,7 +42,12 @@ describe('a full disk under the PostgreSQL database of chat and SAML (a tablespa
     'answers 507 storage_full to room creations and SAML writes, keeps nothing of them, stays up, and writes again once space is freed',
     async () => {
       if (!disk.directory) throw new Error(`the full-disk test cannot run: ${disk.missing}`);
-      const databaseUrl = await databaseOn(disk.directory);
+      postgres = await startPrivatePostgres();
+      const databaseUrl = await databaseOnSmallDisk({
+        directory: disk.directory,
+        serverUrl: postgres.url,
+        Client: pg.Client,
+      });
       node = await startClusterNode('postgres-full', {
         AUTH_JWT_SECRET: testJwtSecret,
         CHAT_DATABASE_URL: databaseUrl,

@@ -1,32 +1,25 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { startChatServer, users } from '../chat/chat-test-support.js';
+import {
+  expectInnerRunPassed,
+  forwardConsole,
+  inNamespace,
+  launchChromium,
+  missingPrerequisite,
+  mustRun,
+  runInNamespace,
+} from './browser-namespace-support.js';
 
 /**
  * Two headless Chromium instances with fake camera and microphone join one meeting through the
- * meeting page. Chromium gathers no candidates on loopback, so the test runs itself again inside a
- * private network namespace with a veth pair (10.77.0.1/24, 10.77.0.2/24): the server, the SFU and
- * both browsers live there, and no packet leaves it.
+ * meeting page, inside a private network namespace (browser-namespace-support.ts): the server, the
+ * SFU and both browsers live there, and no packet leaves it.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const inNamespace = process.env.MEETING_NETNS_INNER === '1';
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const thisFile = path.relative(repositoryRoot, fileURLToPath(import.meta.url));
-/** Why this machine cannot run the test (root, Chromium, a network namespace), or undefined. */
-function missingPrerequisite(): string | undefined {
-  if (process.getuid?.() !== 0) return 'it must run as root to make a network namespace';
-  if (!existsSync(chromiumPath)) return `there is no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`;
-  if (spawnSync('unshare', ['--net', 'true']).status !== 0) return '`unshare --net` is not permitted here';
-  return undefined;
-}
-const missing = inNamespace ? undefined : missingPrerequisite();
-/** CI (`CI=true`, set by .ci/run) has every prerequisite: there a missing one fails instead of skipping. */
-const mustRun = process.env.CI === 'true';
+const missing = missingPrerequisite();
 
 interface BrowserResult {
   framesDecoded: number;
@@ -34,52 +27,6 @@ interface BrowserResult {
   talkingSeen: string[];
   status: string;
 }
-
-const namespaceSetup = [
-  'ip link set lo up',
-  'ip link add v0 type veth peer name v1',
-  'ip addr add 10.77.0.1/24 dev v0',
-  'ip addr add 10.77.0.2/24 dev v1',
-  'ip link set v0 up',
-  'ip link set v1 up',
-].join(' && ');
-
-function runInNamespace(resultFile: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(
-      'unshare',
-      ['--net', 'sh', '-c', `${namespaceSetup} && exec node_modules/.bin/vitest run ${thisFile}`],
-      {
-        cwd: repositoryRoot,
-        env: { ...process.env, MEETING_NETNS_INNER: '1', MEETING_BROWSER_RESULT: resultFile },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
-
-/** Playwright gives each launch a fresh profile of its own. */
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-  '--disable-features=WebRtcHideLocalIpsWithMdns',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-];
 
 async function pollStats(page: Page, otherUserId: string, timeoutMs: number): Promise<BrowserResult> {
   const deadline = Date.now() + timeoutMs;
@@ -119,9 +66,7 @@ describe('the meeting page in two headless Chromium instances', () => {
       const folder = mkdtempSync(path.join(tmpdir(), 'meeting-browser-'));
       const resultFile = path.join(folder, 'result.json');
       try {
-        const { code, output } = await runInNamespace(resultFile);
-        if (code !== 0)
-          throw new Error(`the run inside the namespace failed (exit ${code}):\n${output.slice(-6000)}`);
+        expectInnerRunPassed(await runInNamespace(import.meta.url, { MEETING_BROWSER_RESULT: resultFile }));
         const results = JSON.parse(readFileSync(resultFile, 'utf8')) as Record<string, BrowserResult>;
         console.info('browser meeting results', JSON.stringify(Object.values(results)));
         const [first, second] = Object.keys(results);
@@ -152,16 +97,10 @@ describe('the meeting page in two headless Chromium instances', () => {
           `${server.url}/examples/meeting/#token=${await server.token(userId)}&room=${room.body.id}&autojoin=1&camera=1`;
         const pages: Record<string, Page> = {};
         for (const userId of [alice, bob]) {
-          const browser = await chromium.launch({
-            executablePath: chromiumPath,
-            headless: true,
-            args: chromiumArgs,
-          });
+          const browser = await launchChromium();
           browsers.push(browser);
           const page = await browser.newPage();
-          page.on('console', (message) => {
-            if (message.type() === 'error') console.error(`[${userId.slice(0, 8)}] ${message.text()}`);
-          });
+          forwardConsole(page, userId.slice(0, 8));
           await page.goto(await pageUrl(userId));
           await page.waitForSelector('body[data-ready]', { timeout: 30_000 });
           expect(

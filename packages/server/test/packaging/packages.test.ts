@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { localBetterSqlitePrebuild } from '../../../../test-support/better-sqlite3-prebuild.js';
 
 const run = promisify(execFile);
 const packagesFolder = fileURLToPath(new URL('../../../', import.meta.url));
@@ -56,6 +57,9 @@ describe('the packed packages', () => {
       path.join(work, 'package.json'),
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
+    // The server depends on better-sqlite3: its binary comes from the workspace's build instead of
+    // being compiled again (the version is then the workspace's, within the server's range).
+    const prebuild = localBetterSqlitePrebuild();
     await run(
       'npm',
       [
@@ -64,6 +68,7 @@ describe('the packed packages', () => {
         '--no-fund',
         '--loglevel=error',
         ...tarballs,
+        ...(prebuild ? [`better-sqlite3@${prebuild.version}`] : []),
         'typescript@6.0.3',
         '@types/node@20.19.43',
         // Optional peers for type-checking without skipLibCheck: the server's types name Express's,
@@ -71,7 +76,7 @@ describe('the packed packages', () => {
         '@types/express@5.0.6',
         '@types/multicast-dns@7.2.4',
       ],
-      { cwd: work, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: work, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, ...prebuild?.env } },
     );
     copyFileSync(fileURLToPath(new URL('./consumer.mjs', import.meta.url)), path.join(work, 'consumer.mts'));
     writeFileSync(

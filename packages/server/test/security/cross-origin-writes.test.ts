@@ -178,6 +178,41 @@ describe('writes authenticated by the cookie, with PUBLIC_URL', () => {
     expect(await active()).toBe(true);
     expect((await send(`${server.url}/meetings/${meeting.id}/stop`, 'POST', json)).status).toBe(200);
   });
+
+  it('refuses every cross-origin meeting media, join and leave call with the cookie (403) before looking at its body', async () => {
+    const cookie = cookieOf(await signLocalToken(testJwtSecret, { userId: alice }));
+    const meetingId = randomUUID();
+    const calls: [string, string][] = [
+      ['POST', 'join'],
+      ['POST', 'leave'],
+      ['PUT', 'media'],
+      ['PUT', 'media/answer'],
+      ['PUT', 'media/subscribe'],
+      ['PUT', 'audio'],
+      ['PUT', 'audio/offer'],
+    ];
+    for (const [method, path] of calls) {
+      const forged = await send(
+        `${server.url}/meetings/${meetingId}/${path}`,
+        method,
+        { cookie, origin: attacker, 'content-type': 'text/plain' },
+        '{"subscribe":[],"unsubscribe":[],"iceRestart":true}',
+      );
+      expect([path, forged.status, JSON.parse(forged.text).code]).toEqual([path, 403, 'forbidden']);
+    }
+    // The same call from this server's own page gets past the check (to the unknown meeting).
+    const own = await send(
+      `${server.url}/meetings/${meetingId}/media/subscribe`,
+      'PUT',
+      {
+        cookie,
+        origin: publicUrl,
+        'content-type': 'application/json',
+      },
+      '{"subscribe":[],"unsubscribe":[],"iceRestart":true}',
+    );
+    expect(own.status).not.toBe(403);
+  });
 });
 
 describe('writes authenticated by the cookie, without PUBLIC_URL', () => {

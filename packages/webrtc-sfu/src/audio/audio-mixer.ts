@@ -12,7 +12,11 @@ export interface AudioMixerOptions {
   codec: AudioCodec;
   sampleRate: number;
   bitrate: number;
+  /** Opus encoder complexity, 0 (cheapest) to 10. */
+  complexity: number;
   jitterFrames: number;
+  /** Frames a sender's queue must hold before it is mixed, at its start and after running dry. */
+  prebufferFrames: number;
   talking: { startDbov: number; stopDbov: number; windowMs: number; holdMs: number };
   /** Dominant speaker hysteresis; without it, no dominant speaker is computed. */
   dominantSpeaker?: { holdMs: number; marginDb: number };
@@ -33,8 +37,19 @@ interface MixParticipant {
   encoder: AudioEncoder | undefined;
   queue: SampleQueue;
   lastSequence: number | undefined;
+  /** The tick at which its last packet arrived, or undefined before its first (or after a mute). */
+  lastPacketTick: number | undefined;
+  /** Waiting for `prebufferFrames` before being mixed again. */
+  prebuffering: boolean;
   detector: TalkingDetector;
 }
+
+/**
+ * How many ticks a sender stays in the mix after its last packet: a late packet costs a frame of
+ * silence, not a missing packet for every listener. Longer gaps (a sender with discontinuous
+ * transmission, or gone) end its part, and with the last sender the mixer goes quiet.
+ */
+const activeTicks = 10;
 
 /** Duration of one mixed frame. */
 export const frameMs = 20;
@@ -42,8 +57,11 @@ export const frameMs = 20;
 /**
  * The audio bridge of one router. It decodes the Opus packets of every unmuted participant, and
  * on each 20 ms tick gives every participant with an output the sum of everyone else's frame,
- * Opus-encoded. Listeners who contribute nothing in a tick all hear the same sum, encoded once;
- * nothing is sent when nobody speaks. Talking is detected on the decoded frames, and on each tick
+ * Opus-encoded. Listeners who contribute nothing in a tick all hear the same sum, encoded once.
+ * While anyone sends, every participant gets a packet on every tick. A sender is mixed once its queue
+ * holds `prebufferFrames` (timer phase and network jitter then cost no gaps); when its queue runs
+ * dry it counts as silence and waits for that many frames again. Nothing is sent when nobody has
+ * sent for {@link activeTicks}. Talking is detected on the decoded frames, and on each tick
  * the dominant speaker is picked from the talking participants' levels (see
  * {@link DominantSpeakerDetector}).
  */
@@ -57,6 +75,8 @@ export class AudioMixer {
   readonly #onDominantSpeaker: ((participantId: string) => void) | undefined;
   #sharedEncoder: AudioEncoder | undefined;
   #frameIndex = 0;
+  readonly #silence: Int16Array;
+  readonly #prebufferSamples: number;
 
   constructor(
     options: AudioMixerOptions,
@@ -67,6 +87,8 @@ export class AudioMixer {
     this.#onTalking = onTalking;
     this.#onDominantSpeaker = onDominantSpeaker;
     this.#frameSize = (options.sampleRate * frameMs) / 1000;
+    this.#silence = new Int16Array(this.#frameSize);
+    this.#prebufferSamples = Math.min(options.prebufferFrames, options.jitterFrames) * this.#frameSize;
     const dominant = options.dominantSpeaker;
     this.#dominant =
       dominant === undefined || onDominantSpeaker === undefined
@@ -102,6 +124,8 @@ export class AudioMixer {
       encoder: undefined,
       queue: new SampleQueue(jitterFrames * this.#frameSize),
       lastSequence: undefined,
+      lastPacketTick: undefined,
+      prebuffering: true,
       detector: new TalkingDetector({
         startDbov: talking.startDbov,
         stopDbov: talking.stopDbov,
@@ -127,6 +151,8 @@ export class AudioMixer {
     participant.muted = muted;
     participant.queue.clear();
     participant.lastSequence = undefined;
+    participant.lastPacketTick = undefined;
+    participant.prebuffering = true;
     if (muted && participant.detector.reset() === false) this.#onTalking(participantId, false);
   }
 
@@ -142,6 +168,7 @@ export class AudioMixer {
       return;
     }
     participant.lastSequence = sequenceNumber;
+    participant.lastPacketTick = this.#frameIndex;
     participant.decoder ??= this.#options.codec.createDecoder({ sampleRate: this.#options.sampleRate });
     let pcm: Int16Array;
     try {
@@ -164,9 +191,18 @@ export class AudioMixer {
     this.#pickDominantSpeaker();
     const frames = new Map<MixParticipant, Int16Array>();
     for (const participant of this.#participants.values()) {
-      if (participant.muted) continue;
-      const frame = participant.queue.take(this.#frameSize);
+      if (participant.muted || participant.lastPacketTick === undefined) continue;
+      if (participant.prebuffering && participant.queue.size >= this.#prebufferSamples)
+        participant.prebuffering = false;
+      const frame = participant.prebuffering ? undefined : participant.queue.take(this.#frameSize);
       if (frame !== undefined) frames.set(participant, frame);
+      else if (frameIndex - participant.lastPacketTick < activeTicks) {
+        frames.set(participant, this.#silence);
+        participant.prebuffering = true;
+      } else {
+        participant.lastPacketTick = undefined;
+        participant.prebuffering = true;
+      }
     }
     if (frames.size === 0) return;
     const total = new Int32Array(this.#frameSize);
@@ -181,7 +217,8 @@ export class AudioMixer {
       if (own === undefined) {
         shared ??= this.#encodeShared(total);
         participant.output(shared, frameIndex);
-      } else if (frames.size > 1) {
+      } else {
+        // Everyone else's sum; silence, encoded on its own stream, when nobody else sends.
         participant.encoder ??= this.#createEncoder();
         participant.output(this.#encode(participant.encoder, total, own), frameIndex);
       }
@@ -218,6 +255,7 @@ export class AudioMixer {
     return this.#options.codec.createEncoder({
       sampleRate: this.#options.sampleRate,
       bitrate: this.#options.bitrate,
+      complexity: this.#options.complexity,
     });
   }
 }

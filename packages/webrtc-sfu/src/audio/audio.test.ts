@@ -15,10 +15,18 @@ function decode(bytes: Uint8Array): Int16Array {
 }
 
 describe('AudioMixer (raw PCM codec)', () => {
-  it('gives everyone the sum of the others, encodes the listeners’ mix once, and sends nothing in silence', () => {
+  it('gives everyone the sum of the others, encodes the listeners’ mix once, and sends nothing before anyone speaks', () => {
     const heard = new Map<string, number[]>();
     const mixer = new AudioMixer(
-      { codec: rawPcmCodec, sampleRate: 16_000, bitrate: 32_000, jitterFrames: 5, talking },
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 5,
+        prebufferFrames: 1,
+        talking,
+      },
       () => {},
     );
     for (const id of ['a', 'b', 'c', 'd']) {
@@ -38,7 +46,15 @@ describe('AudioMixer (raw PCM codec)', () => {
   it('clips the sum to 16 bits and drops late or duplicate packets', () => {
     const heard: number[] = [];
     const mixer = new AudioMixer(
-      { codec: rawPcmCodec, sampleRate: 16_000, bitrate: 32_000, jitterFrames: 5, talking },
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 5,
+        prebufferFrames: 1,
+        talking,
+      },
       () => {},
     );
     mixer.add('a', undefined);
@@ -58,7 +74,15 @@ describe('AudioMixer (raw PCM codec)', () => {
   it('keeps at most jitterFrames of a speaker, dropping the oldest', () => {
     const heard: number[] = [];
     const mixer = new AudioMixer(
-      { codec: rawPcmCodec, sampleRate: 16_000, bitrate: 32_000, jitterFrames: 2, talking },
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 2,
+        prebufferFrames: 1,
+        talking,
+      },
       () => {},
     );
     mixer.add('a', undefined);
@@ -66,13 +90,95 @@ describe('AudioMixer (raw PCM codec)', () => {
     mixer.setMuted('a', false);
     for (let sequence = 1; sequence <= 4; sequence += 1) mixer.push('a', sequence, frame(sequence * 100));
     for (let tick = 0; tick < 4; tick += 1) mixer.tick();
-    expect(heard).toEqual([300, 400]);
+    // The two oldest were dropped; after the queue ran dry the speaker counts as silence.
+    expect(heard).toEqual([300, 400, 0, 0]);
+  });
+
+  it('sends a packet on every tick while anyone sends, a late packet costing a frame of silence, and goes quiet 10 ticks after the last packet', () => {
+    const heard = new Map<string, number[]>();
+    const mixer = new AudioMixer(
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 5,
+        prebufferFrames: 1,
+        talking,
+      },
+      () => {},
+    );
+    for (const id of ['a', 'b', 'c']) {
+      mixer.add(id, (payload) => heard.set(id, [...(heard.get(id) ?? []), decode(payload)[0] ?? 0]));
+      if (id !== 'c') mixer.setMuted(id, false);
+    }
+    mixer.push('a', 1, frame(1_000));
+    mixer.push('b', 1, frame(200));
+    mixer.tick();
+    // b's second packet is late: that tick hears a alone, b hears a, and a hears silence, all on time.
+    mixer.push('a', 2, frame(1_000));
+    mixer.tick();
+    mixer.push('b', 2, frame(200));
+    mixer.tick();
+    expect(Object.fromEntries(heard)).toEqual({
+      a: [200, 0, 200],
+      b: [1_000, 1_000, 0],
+      c: [1_200, 1_000, 200],
+    });
+    heard.clear();
+    for (let tick = 0; tick < 20; tick += 1) mixer.tick();
+    // Silence from both senders for 10 ticks after their last packets, then nothing.
+    expect(heard.get('c')).toEqual(new Array(9).fill(0));
+    heard.clear();
+    mixer.push('a', 3, frame(300));
+    mixer.tick();
+    expect(Object.fromEntries(heard)).toEqual({ a: [0], b: [300], c: [300] });
+  });
+
+  it('mixes a sender once prebufferFrames are queued, and again after its queue ran dry', () => {
+    const heard: number[] = [];
+    const mixer = new AudioMixer(
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 5,
+        prebufferFrames: 2,
+        talking,
+      },
+      () => {},
+    );
+    mixer.add('a', undefined);
+    mixer.add('b', (payload) => heard.push(decode(payload)[0] ?? 0));
+    mixer.setMuted('a', false);
+    mixer.push('a', 1, frame(100));
+    mixer.tick();
+    mixer.push('a', 2, frame(200));
+    mixer.tick();
+    mixer.tick();
+    mixer.tick();
+    mixer.push('a', 3, frame(300));
+    mixer.tick();
+    mixer.push('a', 4, frame(400));
+    mixer.tick();
+    mixer.tick();
+    // Silence while one frame waits, both frames, silence while it waits again, then 300 and 400.
+    expect(heard).toEqual([0, 100, 200, 0, 0, 300, 400]);
   });
 
   it('reports talking with hysteresis and its end on mute', () => {
     const changes: Array<[string, boolean]> = [];
     const mixer = new AudioMixer(
-      { codec: rawPcmCodec, sampleRate: 16_000, bitrate: 32_000, jitterFrames: 50, talking },
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 4,
+        jitterFrames: 50,
+        prebufferFrames: 1,
+        talking,
+      },
       (id, state) => changes.push([id, state]),
     );
     mixer.add('a', undefined);

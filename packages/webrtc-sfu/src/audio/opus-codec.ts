@@ -17,7 +17,7 @@ export interface AudioDecoder {
  */
 export interface AudioCodec {
   readonly name: string;
-  createEncoder(options: { sampleRate: number; bitrate: number }): AudioEncoder;
+  createEncoder(options: { sampleRate: number; bitrate: number; complexity?: number }): AudioEncoder;
   createDecoder(options: { sampleRate: number }): AudioDecoder;
 }
 
@@ -36,9 +36,10 @@ function toPcm(bytes: Uint8Array): Int16Array {
  */
 export const opusCodec: AudioCodec = {
   name: 'opus',
-  createEncoder({ sampleRate, bitrate }) {
+  createEncoder({ sampleRate, bitrate, complexity }) {
     const encoder = new Encoder({ channels: 1, sample_rate: sampleRate as OpusRate, application: 'voip' });
     encoder.bitrate = bitrate;
+    if (complexity !== undefined) encoder.complexity = complexity as Encoder['complexity'];
     return { encode: (pcm) => encoder.encode(pcm) };
   },
   createDecoder({ sampleRate }) {

@@ -138,8 +138,11 @@ export class BandwidthEstimator {
     const delivered = spanMs > 0 ? (window.bytes * 8 * 1000) / spanMs : undefined;
     const estimate = this.#transportEstimate ?? this.#options.initialBitrate;
     if (loss > lossDecrease || queuingMs > queuingDecreaseMs) {
-      const base = delivered === undefined ? estimate : Math.min(estimate, delivered);
-      this.#transportEstimate = Math.max(this.#options.minBitrate, base * decreaseFactor);
+      // 85 % of what got through, not 85 % of an estimate already cut: while a queue drains, window
+      // after window is late, and compounding the cut would fall far below what the link carries.
+      const cut =
+        delivered === undefined ? estimate * decreaseFactor : Math.min(estimate, delivered * decreaseFactor);
+      this.#transportEstimate = Math.max(this.#options.minBitrate, cut);
       this.#lastDecreaseMs = nowMs;
       this.#growing = false;
     } else if (loss < lossIncrease && queuingMs < queuingIncreaseMs) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readVp8Descriptor, Vp8PictureRewriter } from '../rtp/vp8-picture-rewriter.js';
 import { BandwidthEstimator } from './bandwidth-estimator.js';
 import { allocateLayers } from './layer-allocation.js';
+import { UpgradeHold } from './upgrade-hold.js';
 
 const estimatorOptions = {
   initialBitrate: 1_000_000,
@@ -44,6 +45,16 @@ describe('BandwidthEstimator', () => {
     expect(cut).toBeGreaterThanOrEqual(50_000);
   });
 
+  it('cuts to 85 % of the delivered rate once, not again and again while a queue drains', () => {
+    const estimator = new BandwidthEstimator(estimatorOptions);
+    // 40 packets of 1,000 bytes 5 ms apart arrive 5 ms apart (1.6 Mbit/s), half of them lost.
+    exchange(estimator, 0, 0, 40, 2);
+    const cut = estimator.transportEstimate ?? 0;
+    expect(cut).toBeGreaterThan(0);
+    for (let round = 1; round <= 5; round += 1) exchange(estimator, round * 40, round * 250, 40, 2);
+    expect(estimator.transportEstimate).toBe(cut);
+  });
+
   it('grows while feedback is clean, but not within a second of a cut', () => {
     const estimator = new BandwidthEstimator(estimatorOptions);
     exchange(estimator, 0, 0, 40, 2);
@@ -83,6 +94,31 @@ describe('allocateLayers', () => {
     expect(
       allocateLayers([{ ...camera, currentLayer: undefined, mayUpgrade: false }], 5_000_000, 1.15),
     ).toEqual([undefined]);
+  });
+});
+
+describe('UpgradeHold', () => {
+  it('waits upgradeHoldMs after a step down, doubles the wait each time a climb fails at once, and starts over after a lasting climb', () => {
+    const hold = new UpgradeHold(1_000);
+    expect(hold.mayClimb(0)).toBe(true);
+    hold.steppedDown(0);
+    expect([hold.mayClimb(999), hold.mayClimb(1_000)]).toEqual([false, true]);
+    // Behind a narrow link: every climb congests it and is undone within a second or two.
+    let nowMs = 1_000;
+    const holds: number[] = [];
+    for (let attempt = 0; attempt < 5; attempt += 1) {
+      hold.climbed(nowMs);
+      nowMs += 1_500;
+      hold.steppedDown(nowMs);
+      holds.push(hold.holdMs);
+      expect(hold.mayClimb(nowMs + hold.holdMs - 1)).toBe(false);
+      nowMs += hold.holdMs;
+    }
+    expect(holds).toEqual([2_000, 4_000, 8_000, 8_000, 8_000]);
+    // A climb that lasted longer than 5 s was no mistake: the next step down waits the base hold.
+    hold.climbed(nowMs);
+    hold.steppedDown(nowMs + 6_000);
+    expect(hold.holdMs).toBe(1_000);
   });
 });
 

@@ -5,9 +5,10 @@ export {
   localSdp,
   loopbackSfuOptions,
   waitFor,
+  waitForQuiet,
 } from './loopback.js';
 export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
-export { rms, sine, toneShare } from './signal.js';
+export { recentToneShare, rms, sine, toneShare } from './signal.js';
 export {
   layerFrameBase,
   type SimulcastTestLayer,

@@ -83,6 +83,34 @@ export async function waitFor(predicate: () => boolean, message: string, timeout
   }
 }
 
+/**
+ * Resolves with `count()` once it has stayed the same for `quietMs` (a stream that stopped, its
+ * packets in flight delivered however long a loaded machine took); rejects with `message` when it
+ * is still changing after `timeoutMs`. For asserting that something stopped, without a fixed sleep.
+ */
+export async function waitForQuiet(
+  count: () => number,
+  message: string,
+  options: { quietMs?: number; timeoutMs?: number } = {},
+): Promise<number> {
+  const quietMs = options.quietMs ?? 400;
+  const deadline = performance.now() + (options.timeoutMs ?? 20_000);
+  let last = count();
+  let since = performance.now();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const now = performance.now();
+    const current = count();
+    if (current !== last) {
+      last = current;
+      since = now;
+    } else if (now - since >= quietMs) {
+      return current;
+    }
+    if (now > deadline) throw new Error(`timed out waiting for ${message} to stop (still changing)`);
+  }
+}
+
 /** The local description after gathering, as the SDP text a client would send. */
 export async function localSdp(peer: RTCPeerConnection, type: 'offer' | 'answer'): Promise<string> {
   const description = type === 'offer' ? await peer.createOffer() : await peer.createAnswer();

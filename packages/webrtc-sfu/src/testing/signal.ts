@@ -42,3 +42,22 @@ export function sine(
   }
   return samples;
 }
+
+/**
+ * The median {@link toneShare} of the last `count` decoded frames, leaving out silent ones (rms at
+ * most 200): the audio bridge mixes a speaker whose packet came late as a frame of silence, which
+ * says nothing about what it mixed, and joins across such gaps break a tone's phase. Pure.
+ */
+export function recentToneShare(
+  frames: readonly Int16Array[],
+  frequency: number,
+  sampleRate: number,
+  count = 40,
+): number {
+  const shares = frames
+    .slice(-count)
+    .filter((frame) => rms(frame) > 200)
+    .map((frame) => toneShare(frame, frequency, sampleRate))
+    .sort((left, right) => left - right);
+  return shares[Math.floor(shares.length / 2)] ?? 0;
+}

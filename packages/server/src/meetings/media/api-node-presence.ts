@@ -7,6 +7,8 @@ import { createRestartGrace } from './redis-restart-grace.js';
 
 /** Sessions closed by fencing that are remembered, to refuse joins from them. */
 const MAX_FENCED_SESSIONS = 10_000;
+/** How long a session's owner is remembered after a node took it over: far past any grace. */
+const QUEUE_OWNER_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Options of {@link startApiNodePresence}. */
 export interface ApiNodePresenceOptions {
@@ -33,6 +35,16 @@ export interface ApiNodePresence {
   sessionOpened(userId: string, queueId: string): void;
   /** Forgets a session that closed here. */
   sessionClosed(userId: string, queueId: string): void;
+  /**
+   * Takes over a session that a live API node (another, or this one) keeps for `userId`, whose client
+   * reconnected here with its queue id: the session moves to this node's sessions, and this node
+   * becomes its owner. False when no live node keeps such a session.
+   */
+  claimSession(userId: string, queueId: string): Promise<boolean>;
+  /** Whether this node still owns a session it keeps: false once another node took it over. */
+  ownsSession(queueId: string): Promise<boolean>;
+  /** Forgets a session that another node took over (it is in that node's sessions now). */
+  sessionMoved(userId: string, queueId: string): void;
   /**
    * Runs `work` (a request) tied to the registration of now: it may not act once this node fenced
    * itself, and the sockets are closed only once such work has settled (so that the meetings left
@@ -158,6 +170,34 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
     sessionClosed(userId, queueId) {
       sessions.delete(`${userId} ${queueId}`);
       redis.srem(queues, `${userId} ${queueId}`).catch(warn('could not forget a session'));
+    },
+    async claimSession(userId, queueId) {
+      const member = `${userId} ${queueId}`;
+      let holder: string | undefined;
+      for (const candidate of await redis.smembers(keys.apiNodes)) {
+        if ((await redis.sismember(keys.apiNodeQueues(candidate), member)) === 1) {
+          holder = candidate;
+          break;
+        }
+      }
+      if (holder === undefined) return false;
+      // Out of the holder's set first: if the holder dies now, nobody ends the session it gave up.
+      const claim = redis.multi();
+      if (holder !== nodeId) claim.srem(keys.apiNodeQueues(holder), member);
+      claim.sadd(queues, member).set(keys.queueOwner(queueId), nodeId, 'PX', QUEUE_OWNER_TTL_MS);
+      const results = await claim.exec();
+      if (results === null) throw new Error('the session claim transaction was discarded');
+      for (const [error] of results) if (error) throw error;
+      sessions.add(member);
+      if (holder !== nodeId) logger.info({ from: holder }, 'took over an /events session reconnected here');
+      return true;
+    },
+    sessionMoved(userId, queueId) {
+      sessions.delete(`${userId} ${queueId}`);
+    },
+    async ownsSession(queueId) {
+      const owner = await redis.get(keys.queueOwner(queueId));
+      return owner === null || owner === nodeId;
     },
     scope(work) {
       const running = epochs.run(epoch, work);

@@ -30,6 +30,11 @@ export function clusterKeys(prefix: string) {
     apiNode: (nodeId: string) => `${prefix}api-node:${nodeId}`,
     /** Set of `userId queueId` of the `/events` sessions connected to an API node. */
     apiNodeQueues: (nodeId: string) => `${prefix}api-node:${nodeId}:queues`,
+    /**
+     * The API node that last took over an `/events` session (its client reconnected there with its
+     * queue id); absent while the session stays where it opened.
+     */
+    queueOwner: (queueId: string) => `${prefix}events-queue:${queueId}:owner`,
     /** Taken (SET NX) by the one API node that handles another API node's death. */
     apiNodeBuried: (nodeId: string) => `${prefix}api-node:${nodeId}:buried`,
   };

@@ -32,7 +32,8 @@ export interface ClusterMediaServerOptions {
   watchMs: number;
   /**
    * How long a media node missing from Redis is given to register again before it is taken for
-   * dead: after Redis (re)connects (a restart), and when the database names it as a meeting's home.
+   * dead: after Redis (re)connects (a restart), when the database names it as a meeting's home, and
+   * when its registration expired but its process still listens for commands (a starved node).
    * @default 0
    */
   graceMs?: number;
@@ -86,8 +87,9 @@ const idempotentWithoutMedia: readonly MediaMethod[] = [
  * meeting opens (least loaded live node with room) and recorded in the database (with `coordination`;
  * Redis caches it), so every API node routes the meeting's calls to the same node, even after Redis
  * lost its data. Commands go on the node's channel, replies come back on this
- * node's; a node whose registration expires is found dead by one API node, which stops its meetings
- * (a `media-lost` event) and forgets their placements.
+ * node's; a node whose registration expires (and whose process no longer listens for commands, or
+ * has been silent for `graceMs`) is found dead by one API node, which stops its meetings (a
+ * `media-lost` event) and forgets their placements.
  */
 export async function createClusterMediaServer(
   options: ClusterMediaServerOptions,
@@ -240,6 +242,28 @@ export async function createClusterMediaServer(
     if (unknown.length > 0) await redis.sadd(keys.mediaNodes, ...unknown);
   };
   let rounds = 0;
+  /** When each node was first seen without its registration but still subscribed to its commands. */
+  const silentSince = new Map<string, number>();
+
+  /**
+   * Whether a node whose registration expired is only slow: its process still holds its Redis
+   * subscription to its commands (a killed process loses it at once), and for less than `graceMs`
+   * since that was first seen. A starved event loop (a loaded machine) misses heartbeats without
+   * the node being gone; stopping its meetings would end media that still flows.
+   */
+  const onlySlow = async (nodeId: string) => {
+    const reply = (await redis.pubsub('NUMSUB', keys.mediaCommands(nodeId))) as unknown[];
+    if (Number(reply[1] ?? 0) === 0) {
+      silentSince.delete(nodeId);
+      return false;
+    }
+    const since = silentSince.get(nodeId) ?? Date.now();
+    if (!silentSince.has(nodeId)) {
+      silentSince.set(nodeId, since);
+      logger.warn({ nodeId }, 'a media node missed its heartbeats but still listens for commands');
+    }
+    return Date.now() - since < graceMs;
+  };
 
   /** Finds media nodes whose registration expired; one API node stops each one's meetings. */
   const watch = async () => {
@@ -247,9 +271,14 @@ export async function createClusterMediaServer(
     if (rounds % HOMES_EVERY_ROUNDS === 0) await adoptRecordedHomes();
     const ids = await redis.smembers(keys.mediaNodes);
     for (const nodeId of ids) {
-      if (await placement.isLive(nodeId)) continue;
+      if (await placement.isLive(nodeId)) {
+        silentSince.delete(nodeId);
+        continue;
+      }
       // Just after Redis came back, registrations are missing until each node's next heartbeat.
       if (!restartGrace.mayJudge()) return;
+      if (await onlySlow(nodeId)) continue;
+      silentSince.delete(nodeId);
       failWaitingOn(nodeId, 'the media node of this meeting stopped');
       const buried = await redis.set(keys.mediaNodeBuried(nodeId), apiNodeId, 'EX', 300, 'NX');
       if (buried !== 'OK') continue;

@@ -1,0 +1,89 @@
+import type { Page } from 'playwright-core';
+
+/** What a test reads of the meeting page (examples/meeting-web) in a browser. */
+export interface PageState {
+  framesDecoded: number;
+  rejoins: number;
+  status: string;
+  notice: string;
+  cameraPressed: boolean;
+}
+
+/** Reads the page's decoded frames, rejoins, status, notice and Camera button. */
+export function pageState(page: Page): Promise<PageState> {
+  return page.evaluate(async () => {
+    const scope = globalThis as unknown as {
+      meetingPage: { stats(): Promise<{ framesDecoded: number }>; rejoins(): number };
+      document: {
+        getElementById(
+          id: string,
+        ): { textContent: string | null; getAttribute(name: string): string | null } | null;
+      };
+    };
+    const { framesDecoded } = await scope.meetingPage.stats();
+    const text = (id: string) => scope.document.getElementById(id)?.textContent ?? '';
+    return {
+      framesDecoded,
+      rejoins: scope.meetingPage.rejoins(),
+      status: text('status'),
+      notice: text('notice'),
+      cameraPressed: scope.document.getElementById('camera')?.getAttribute('aria-pressed') === 'true',
+    };
+  });
+}
+
+/** Reads the page every 200 ms until `done` holds or `timeoutMs` passed; resolves with the last state. */
+export async function waitForPage(
+  page: Page,
+  done: (state: PageState) => boolean,
+  timeoutMs: number,
+): Promise<PageState> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await pageState(page);
+  while (!done(last) && Date.now() <= deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    last = await pageState(page);
+  }
+  return last;
+}
+
+/** One change of the page's `#status` or `#notice`, with the page's clock (ms since 1970). */
+export interface StatusEntry {
+  at: number;
+  id: string;
+  text: string;
+}
+
+/** Starts recording every change of `#status` and `#notice` in the page (read with {@link statusLog}). */
+export async function recordStatuses(page: Page): Promise<void> {
+  await page.evaluate(`(() => {
+    globalThis.statusLog = [];
+    for (const id of ['status', 'notice']) {
+      const element = document.getElementById(id);
+      new MutationObserver(() =>
+        globalThis.statusLog.push({ at: Date.now(), id, text: element.textContent ?? '' }),
+      ).observe(element, { childList: true, characterData: true, subtree: true });
+    }
+  })()`);
+}
+
+/** What {@link recordStatuses} recorded so far. */
+export function statusLog(page: Page): Promise<StatusEntry[]> {
+  return page.evaluate('globalThis.statusLog ?? []') as Promise<StatusEntry[]>;
+}
+
+/** The meeting events the page received (its `meetingPage.events()`), as {@link StatusEntry} lines. */
+export async function eventEntries(page: Page): Promise<StatusEntry[]> {
+  const events = (await page.evaluate('meetingPage.events()')) as {
+    type: string;
+    userId?: string;
+    at: number;
+  }[];
+  return events
+    .filter((event) => !/TALKING|DOMINANT_SPEAKER/.test(event.type))
+    .map((event) => ({
+      at: event.at,
+      id: 'event',
+      text: `${event.type} ${event.userId?.slice(0, 8) ?? ''}`,
+    }));
+}
