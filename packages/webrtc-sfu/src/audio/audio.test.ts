@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { AudioMixer } from './audio-mixer.js';
+import { AudioMixer, type AudioMixerOptions } from './audio-mixer.js';
 import { opusCodec, rawPcmCodec } from './opus-codec.js';
 import { SampleQueue } from './sample-queue.js';
 import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
 
 const talking = { startDbov: -40, stopDbov: -50, windowMs: 60, holdMs: 60 };
+
+/** Mixer settings of these tests: the exact raw PCM codec, one frame of prebuffer. */
+function mixerOptions(overrides: Partial<AudioMixerOptions> = {}): AudioMixerOptions {
+  return {
+    codec: rawPcmCodec,
+    sampleRate: 16_000,
+    bitrate: 32_000,
+    complexity: 4,
+    jitterFrames: 5,
+    prebufferFrames: 1,
+    talking,
+    ...overrides,
+  };
+}
 
 function frame(value: number, length = 320): Uint8Array {
   return new Uint8Array(new Int16Array(length).fill(value).buffer);
@@ -17,18 +31,7 @@ function decode(bytes: Uint8Array): Int16Array {
 describe('AudioMixer (raw PCM codec)', () => {
   it('gives everyone the sum of the others, encodes the listeners’ mix once, and sends nothing before anyone speaks', () => {
     const heard = new Map<string, number[]>();
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 5,
-        prebufferFrames: 1,
-        talking,
-      },
-      () => {},
-    );
+    const mixer = new AudioMixer(mixerOptions(), () => {});
     for (const id of ['a', 'b', 'c', 'd']) {
       mixer.add(id, (payload) => heard.set(id, [...(heard.get(id) ?? []), decode(payload)[0] ?? 0]));
       if (id !== 'd') mixer.setMuted(id, false);
@@ -45,18 +48,7 @@ describe('AudioMixer (raw PCM codec)', () => {
 
   it('clips the sum to 16 bits and drops late or duplicate packets', () => {
     const heard: number[] = [];
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 5,
-        prebufferFrames: 1,
-        talking,
-      },
-      () => {},
-    );
+    const mixer = new AudioMixer(mixerOptions(), () => {});
     mixer.add('a', undefined);
     mixer.add('b', undefined);
     mixer.add('c', (payload) => heard.push(decode(payload)[0] ?? 0));
@@ -73,18 +65,7 @@ describe('AudioMixer (raw PCM codec)', () => {
 
   it('keeps at most jitterFrames of a speaker, dropping the oldest', () => {
     const heard: number[] = [];
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 2,
-        prebufferFrames: 1,
-        talking,
-      },
-      () => {},
-    );
+    const mixer = new AudioMixer(mixerOptions({ jitterFrames: 2 }), () => {});
     mixer.add('a', undefined);
     mixer.add('b', (payload) => heard.push(decode(payload)[0] ?? 0));
     mixer.setMuted('a', false);
@@ -96,18 +77,7 @@ describe('AudioMixer (raw PCM codec)', () => {
 
   it('sends a packet on every tick while anyone sends, a late packet costing a frame of silence, and goes quiet 10 ticks after the last packet', () => {
     const heard = new Map<string, number[]>();
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 5,
-        prebufferFrames: 1,
-        talking,
-      },
-      () => {},
-    );
+    const mixer = new AudioMixer(mixerOptions(), () => {});
     for (const id of ['a', 'b', 'c']) {
       mixer.add(id, (payload) => heard.set(id, [...(heard.get(id) ?? []), decode(payload)[0] ?? 0]));
       if (id !== 'c') mixer.setMuted(id, false);
@@ -137,18 +107,7 @@ describe('AudioMixer (raw PCM codec)', () => {
 
   it('mixes a sender once prebufferFrames are queued, and again after its queue ran dry', () => {
     const heard: number[] = [];
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 5,
-        prebufferFrames: 2,
-        talking,
-      },
-      () => {},
-    );
+    const mixer = new AudioMixer(mixerOptions({ prebufferFrames: 2 }), () => {});
     mixer.add('a', undefined);
     mixer.add('b', (payload) => heard.push(decode(payload)[0] ?? 0));
     mixer.setMuted('a', false);
@@ -169,17 +128,8 @@ describe('AudioMixer (raw PCM codec)', () => {
 
   it('reports talking with hysteresis and its end on mute', () => {
     const changes: Array<[string, boolean]> = [];
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 4,
-        jitterFrames: 50,
-        prebufferFrames: 1,
-        talking,
-      },
-      (id, state) => changes.push([id, state]),
+    const mixer = new AudioMixer(mixerOptions({ jitterFrames: 50 }), (id, state) =>
+      changes.push([id, state]),
     );
     mixer.add('a', undefined);
     mixer.setMuted('a', false);
