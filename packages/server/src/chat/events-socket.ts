@@ -187,7 +187,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   };
 
   /** The grace of a dropped session is over: end it, quietly when another node took it over. */
-  const graceOver = async (session: EventsSession) => {
+  const graceOver = async (session: EventsSession, grace: NodeJS.Timeout) => {
     const directory = options.directory;
     let owned = true;
     if (directory !== undefined) {
@@ -197,7 +197,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         return true;
       });
     }
-    if (session.socket === undefined) end(session, !owned);
+    // A socket may have resumed the session while the directory answered (and dropped again, with
+    // a grace of its own): only this grace, still current, ends it.
+    if (session.grace === grace && session.socket === undefined) end(session, !owned);
   };
 
   /**
@@ -213,8 +215,9 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
       end(session);
       return;
     }
-    session.grace = setTimeout(() => void graceOver(session), graceMs);
-    session.grace.unref();
+    const grace: NodeJS.Timeout = setTimeout(() => void graceOver(session, grace), graceMs);
+    grace.unref();
+    session.grace = grace;
   };
 
   /** `resumed` is said only to a socket that asked for a queue id: the original clients' greeting is unchanged. */
