@@ -176,7 +176,8 @@ export function sideNamespace(prefix: string, devices = { outer: 'w0', inner: 'w
   const inside = `nsenter --net=/proc/${pid}/ns/net`;
   for (
     let attempt = 0;
-    attempt < 50 && spawnSync('sh', ['-c', `${inside} true`]).status !== 0;
+    // Up to 30 s: `unshare` starting its `sleep` may take a while on a busy machine.
+    attempt < 300 && spawnSync('sh', ['-c', `${inside} true`]).status !== 0;
     attempt += 1
   ) {
     spawnSync('sleep', ['0.1']);

@@ -1,13 +1,25 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createSfu, type Session } from '@collab-suite/webrtc-sfu';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import {
+  chromiumPath,
+  expectInnerRunPassed,
+  inNamespace,
+  launchChromium,
+  missingPrerequisite,
+  mustRun,
+  runInNamespace,
+  type SideNamespace,
+  sideNamespace,
+  until,
+  vethAddresses,
+} from './browser-namespace-support.js';
 
 /**
  * Headless Chromium publishes its fake camera with three simulcast encodings, and its fake
@@ -17,43 +29,11 @@ import { describe, expect, it } from 'vitest';
  * take the layers and switch each watcher between them (by quality, and by the bandwidth estimated
  * from Chromium's TWCC feedback) without its decoder stopping, keep the unshaped watcher on the
  * high layer while the shaped one is on the low layer, and keep the shaped one's audio flowing.
- * Chromium gathers no candidates on loopback, so like browser-meeting.test.ts the test runs itself
- * again inside a private network namespace with a veth pair; no packet leaves it. One publisher
+ * Like the other browser tests it runs itself again inside a private network namespace
+ * (browser-namespace-support.ts); no packet leaves it. One publisher
  * serves every phase, since its layers take a while to come up.
  */
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const inNamespace = process.env.SIMULCAST_NETNS_INNER === '1';
-const repositoryRoot = fileURLToPath(new URL('../../../../', import.meta.url));
-const thisFile = path.relative(repositoryRoot, fileURLToPath(import.meta.url));
-function missingPrerequisite(): string | undefined {
-  if (process.getuid?.() !== 0) return 'it must run as root to make a network namespace';
-  if (!existsSync(chromiumPath)) return `there is no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`;
-  if (spawnSync('unshare', ['--net', 'true']).status !== 0) return '`unshare --net` is not permitted here';
-  return undefined;
-}
-const missing = inNamespace ? undefined : missingPrerequisite();
-const mustRun = process.env.CI === 'true';
-const namespaceSetup = [
-  'ip link set lo up',
-  'ip link add v0 type veth peer name v1',
-  'ip addr add 10.77.0.1/24 dev v0',
-  'ip addr add 10.77.0.2/24 dev v1',
-  'ip link set v0 up',
-  'ip link set v1 up',
-].join(' && ');
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--autoplay-policy=no-user-gesture-required',
-  '--disable-features=WebRtcHideLocalIpsWithMdns',
-  '--use-fake-device-for-media-stream',
-  '--use-fake-ui-for-media-stream',
-];
+const missing = missingPrerequisite();
 
 /** A watcher's decoded video and received audio, from `getStats()` in its page. */
 interface Received {
@@ -185,63 +165,7 @@ async function publisherState(page: Page): Promise<unknown> {
  * SFU's feedback, may collapse when the SFU's process stalls on a busy machine (arrival times taken
  * late look like queuing) and then take a minute to climb back.
  */
-const publisherRecovery = 120;
-
-/** Polls `read` every 250 ms until `ok`, for at most `seconds` (the machine may be busy). */
-async function until<T>(
-  read: () => Promise<T>,
-  ok: (value: T) => boolean,
-  what: string,
-  seconds = 60,
-): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    last = await read();
-  }
-  return last;
-}
-
-/**
- * A network namespace (a `sleep` holding it) joined to this one by a veth pair `<name>0` here
- * (10.<subnet>.0.1) and `<name>1` there (10.<subnet>.0.2), and a wrapper that starts Chromium inside
- * it. Traffic to that Chromium leaves through `<name>0`, whose egress a test can shape with `tc`.
- */
-function watcherNamespace(name: string, subnet: number): { chromium: string; close(): void } {
-  const holder = spawn('unshare', ['--net', 'sleep', '3600'], { stdio: 'ignore' });
-  const pid = holder.pid;
-  if (pid === undefined) throw new Error('could not start a watcher namespace');
-  const run = (command: string) => {
-    const result = spawnSync('sh', ['-c', command], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${command}: ${result.stderr}`);
-  };
-  const inside = `nsenter --net=/proc/${pid}/ns/net`;
-  for (
-    let attempt = 0;
-    attempt < 50 && spawnSync('sh', ['-c', `${inside} true`]).status !== 0;
-    attempt += 1
-  ) {
-    spawnSync('sleep', ['0.1']);
-  }
-  const here = `${name}0`;
-  const there = `${name}1`;
-  run(`ip link add ${here} type veth peer name ${there} && ip link set ${there} netns ${pid}`);
-  run(`ip addr add 10.${subnet}.0.1/24 dev ${here} && ip link set ${here} up`);
-  run(
-    `${inside} sh -c 'ip link set lo up && ip addr add 10.${subnet}.0.2/24 dev ${there} && ip link set ${there} up'`,
-  );
-  const wrapper = path.join(mkdtempSync(path.join(tmpdir(), 'watcher-')), 'chromium');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${inside} ${chromiumPath} "$@"\n`, { mode: 0o755 });
-  return {
-    chromium: wrapper,
-    close: () => {
-      holder.kill();
-      rmSync(path.dirname(wrapper), { recursive: true, force: true });
-    },
-  };
-}
+const publisherRecovery = 120_000;
 
 /** Limits the egress of `device` to `rate` with a token bucket, or lifts the limit (`undefined`). */
 const shape = (device: string, rate: string | undefined) => {
@@ -263,27 +187,10 @@ describe('simulcast from headless Chromium', () => {
       const folder = mkdtempSync(path.join(tmpdir(), 'browser-simulcast-'));
       const figuresFile = path.join(folder, 'figures.txt');
       try {
-        const child = spawn(
-          'unshare',
-          ['--net', 'sh', '-c', `${namespaceSetup} && exec node_modules/.bin/vitest run ${thisFile}`],
-          {
-            cwd: repositoryRoot,
-            env: { ...process.env, SIMULCAST_NETNS_INNER: '1', SIMULCAST_FIGURES_FILE: figuresFile },
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        );
-        let output = '';
-        child.stdout.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-        });
-        child.stderr.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-        });
-        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        const run = await runInNamespace(import.meta.url, { SIMULCAST_FIGURES_FILE: figuresFile });
         if (existsSync(figuresFile)) console.info(readFileSync(figuresFile, 'utf8'));
-        if (code !== 0)
-          throw new Error(`the run inside the namespace failed (exit ${code}):\n${output.slice(-6000)}`);
-        expect(output).toMatch(/1 passed/);
+        expectInnerRunPassed(run);
+        expect(run.output).toMatch(/1 passed/);
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }
@@ -300,14 +207,20 @@ describe('simulcast from headless Chromium', () => {
       });
       await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
       const pageUrl = `http://localhost:${(page.address() as AddressInfo).port}/`;
-      const namespaces = [watcherNamespace('w', 78), watcherNamespace('u', 79)];
-      const [shapedNamespace, unshapedNamespace] = namespaces as [
-        ReturnType<typeof watcherNamespace>,
-        ReturnType<typeof watcherNamespace>,
+      const namespaces = [
+        sideNamespace('10.78.0', { outer: 'w0', inner: 'w1' }),
+        sideNamespace('10.79.0', { outer: 'u0', inner: 'u1' }),
       ];
-      const addresses = [77, 78, 79].flatMap((subnet) => [`10.${subnet}.0.1`, `10.${subnet}.0.2`]);
+      const [shapedNamespace, unshapedNamespace] = namespaces as [SideNamespace, SideNamespace];
+      const addresses = [
+        ...vethAddresses,
+        ...namespaces.flatMap((side) => [side.outerAddress, side.innerAddress]),
+      ];
       const sfu = createSfu({
-        ice: { hostAddresses: ['10.77.0.1', '10.78.0.1', '10.79.0.1'], onlyAddresses: addresses },
+        ice: {
+          hostAddresses: [vethAddresses[0], ...namespaces.map((side) => side.outerAddress)],
+          onlyAddresses: addresses,
+        },
         bandwidth: { allocationIntervalMs: 200, upgradeHoldMs: 1_000, increasePerSecond: 0.5 },
       });
       const browsers: Browser[] = [];
@@ -321,7 +234,7 @@ describe('simulcast from headless Chromium', () => {
       try {
         const router = sfu.createRouter('simulcast');
         const launch = async (executablePath: string, url: string) => {
-          const browser = await chromium.launch({ executablePath, headless: true, args: chromiumArgs });
+          const browser = await launchChromium({ executablePath });
           browsers.push(browser);
           const opened = await browser.newPage();
           await opened.goto(url);
@@ -418,7 +331,7 @@ describe('simulcast from headless Chromium', () => {
         // The publisher's own estimate (from the SFU's feedback) may add or drop its top layer at any
         // time on a busy machine: each watcher is held to the top layer of the moment, with 3 s to
         // follow a change of it (a switch waits for a keyframe of the new layer).
-        shape('w0', '300kbit');
+        shape(shapedNamespace.outerDevice, '300kbit');
         let top = { rid: producer.activeLayers().at(-1)?.rid, sinceMs: Date.now() };
         const carolMisses: Array<Received & { high: number }> = [];
         const bobWhileShaped: Array<Received & { low: number; high: number; estimate?: number | undefined }> =
@@ -471,7 +384,7 @@ describe('simulcast from headless Chromium', () => {
         );
         expect(carolMisses, 'carol below the high layer while bob was shaped').toEqual([]);
 
-        shape('w0', undefined);
+        shape(shapedNamespace.outerDevice, undefined);
         const back = await until(
           () => watching(bob),
           (stats) => onHigh(stats),
@@ -489,7 +402,7 @@ describe('simulcast from headless Chromium', () => {
           `carol polled ${carolPolls} times while bob was shaped, never below the high layer for longer than 3 s`,
         );
       } finally {
-        shape('w0', undefined);
+        shape(shapedNamespace.outerDevice, undefined);
         await Promise.allSettled(browsers.map((browser) => browser.close()));
         sfu.close();
         for (const namespace of namespaces) namespace.close();
