@@ -13,6 +13,7 @@ import {
 } from 'werift';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
 import type { ProducerLayer } from './producer-layer.js';
+import { DirectRtpSender, type OutgoingRtpFields } from './rtp/direct-rtp-sender.js';
 import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
 import { Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
@@ -38,6 +39,13 @@ export interface ConsumerStats {
 /** Called for each packet sent with a transport-wide sequence number, for bandwidth estimation. */
 export type PacketSentListener = (transportSequenceNumber: number, bytes: number, nowMs: number) => void;
 
+/** A forwarded packet as kept for retransmission. */
+interface SentPacket extends OutgoingRtpFields {
+  payload: Buffer;
+}
+
+/** Counted in the totals as werift counted it: the fixed header, without extensions. */
+const rtpHeaderSize = 12;
 const pliCount = 1;
 const firCount = 4;
 
@@ -69,7 +77,8 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
   readonly #transceiver: RTCRtpTransceiver;
   readonly #rewriter = new SequenceRewriter(90_000);
   readonly #pictures = new Vp8PictureRewriter();
-  readonly #buffer: RetransmissionBuffer<RtpPacket>;
+  readonly #buffer: RetransmissionBuffer<SentPacket>;
+  readonly #direct: DirectRtpSender;
   readonly #totals: SfuTotals | undefined;
   readonly #restoreRtcp: () => void;
   readonly #stopReady: () => void;
@@ -100,6 +109,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     this.#transceiver = transceiver;
     this.#totals = options.totals;
     this.#buffer = new RetransmissionBuffer(options.retransmissionPackets);
+    this.#direct = new DirectRtpSender(transceiver.sender);
     this.#restoreRtcp = this.#interceptRtcp();
     this.#stopReady = transceiver.sender.onReady.subscribe(() => this.requestKeyframe()).unSubscribe;
     producer.addConsumer(this);
@@ -189,26 +199,24 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     const nowMs = performance.now();
     const rewritten = this.#rewriter.rewrite(header.sequenceNumber, header.timestamp, nowMs);
     if (rewritten === undefined) return;
-    const outgoing = new RtpPacket(
-      new RtpHeader({
-        payloadType: sender.codec.payloadType,
-        ssrc: sender.ssrc,
-        sequenceNumber: rewritten.sequenceNumber,
-        timestamp: rewritten.timestamp,
-        marker: header.marker,
-      }),
-      this.#pictures.rewrite(payload),
-    );
-    this.#buffer.store(rewritten.sequenceNumber, outgoing);
+    const sent: SentPacket = {
+      sequenceNumber: rewritten.sequenceNumber,
+      timestamp: rewritten.timestamp,
+      marker: header.marker,
+      payload: this.#pictures.rewrite(payload),
+    };
+    const transportSequenceNumber = this.#direct.send(sent, sender.codec.payloadType, sent.payload, nowMs);
+    if (transportSequenceNumber === null) return;
+    this.#buffer.store(rewritten.sequenceNumber, sent);
     this.stats.packetsSent += 1;
-    const size = outgoing.serializeSize;
+    const size = rtpHeaderSize + sent.payload.length;
     if (this.#totals !== undefined) {
       this.#totals.videoPacketsForwarded += 1;
       this.#totals.videoBytesForwarded += size;
     }
-    sender.sendRtp(outgoing).catch(() => {});
-    // werift's sendRtp numbers the packet for transport-wide congestion control before its first await.
-    if (this.#transportCc) this.onPacketSent?.(sender.dtlsTransport.transportSequenceNumber, size, nowMs);
+    if (this.#transportCc && transportSequenceNumber !== undefined) {
+      this.onPacketSent?.(transportSequenceNumber, size, nowMs);
+    }
   }
 
   /** @internal The next forwarded packet starts a new run at a keyframe (new source or resume). */
@@ -268,9 +276,21 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     this.stats.nacksReceived += 1;
     const sender = this.#transceiver.sender;
     const rtxPayloadType = this.#rtxPayloadType();
+    const payloadType = sender.codec?.payloadType;
+    if (payloadType === undefined) return;
     for (const sequenceNumber of nack.lost) {
-      const packet = this.#buffer.get(sequenceNumber);
-      if (packet === undefined) continue;
+      const sent = this.#buffer.get(sequenceNumber);
+      if (sent === undefined) continue;
+      const packet = new RtpPacket(
+        new RtpHeader({
+          payloadType,
+          ssrc: sender.ssrc,
+          sequenceNumber: sent.sequenceNumber,
+          timestamp: sent.timestamp,
+          marker: sent.marker,
+        }),
+        sent.payload,
+      );
       const resend =
         rtxPayloadType === undefined
           ? packet

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { RTP_EXTENSION_URI, RtpHeader } from 'werift';
 import { RetransmissionBuffer } from './retransmission-buffer.js';
+import { planExtensions, writeRtpHeader } from './rtp-header-writer.js';
 import { SequenceRewriter, sequenceDistance } from './sequence-rewriter.js';
 import { isVp8KeyframeStart } from './vp8.js';
 
@@ -66,5 +68,53 @@ describe('RetransmissionBuffer', () => {
     expect(buffer.get(17)).toBeUndefined();
     buffer.clear();
     expect(buffer.get(33)).toBeUndefined();
+  });
+});
+
+describe('writeRtpHeader', () => {
+  const negotiated = [
+    { uri: RTP_EXTENSION_URI.absSendTime, id: 3 },
+    { uri: RTP_EXTENSION_URI.transportWideCC, id: 5 },
+    { uri: RTP_EXTENSION_URI.sdesMid, id: 1 },
+    { uri: RTP_EXTENSION_URI.audioLevelIndication, id: 2 },
+  ];
+
+  it('writes what werift reads back: fields, mid, transport-wide number and abs-send-time in id order', () => {
+    const layout = planExtensions(negotiated, '7');
+    if (layout === undefined) throw new Error('no layout');
+    const fields = { sequenceNumber: 0xfffe, timestamp: 0xffff_fff0, marker: true };
+    const bytes = writeRtpHeader(fields, 96, 0xdead_beef, layout, 513, 2_000);
+    const header = RtpHeader.deSerialize(Buffer.concat([bytes, Buffer.from([1, 2, 3])]));
+    expect(header).toMatchObject({ ...fields, payloadType: 96, ssrc: 0xdead_beef, padding: false });
+    expect(header.payloadOffset).toBe(bytes.length);
+    expect(header.extensions.map((extension) => extension.id)).toEqual([1, 3, 5]);
+    expect(header.extensions[0]?.payload.toString()).toBe('7');
+    expect(header.extensions[1]?.payload.readUIntBE(0, 3)).toBe(2 * 262_144);
+    expect(header.extensions[2]?.payload.readUInt16BE(0)).toBe(513);
+  });
+
+  it('writes a plain 12-byte header when nothing it writes was negotiated', () => {
+    const layout = planExtensions([{ uri: RTP_EXTENSION_URI.sdesMid, id: 1 }], undefined);
+    if (layout === undefined) throw new Error('no layout');
+    const bytes = writeRtpHeader(
+      { sequenceNumber: 1, timestamp: 2, marker: false },
+      111,
+      3,
+      layout,
+      undefined,
+      0,
+    );
+    expect(bytes.length).toBe(12);
+    expect(RtpHeader.deSerialize(bytes)).toMatchObject({
+      extension: false,
+      sequenceNumber: 1,
+      timestamp: 2,
+      ssrc: 3,
+    });
+  });
+
+  it('refuses what one-byte headers cannot carry, so the sender falls back to werift', () => {
+    expect(planExtensions([{ uri: RTP_EXTENSION_URI.transportWideCC, id: 15 }], undefined)).toBeUndefined();
+    expect(planExtensions([{ uri: RTP_EXTENSION_URI.sdesMid, id: 1 }], 'm'.repeat(17))).toBeUndefined();
   });
 });

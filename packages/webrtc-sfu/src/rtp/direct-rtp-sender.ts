@@ -1,0 +1,205 @@
+import { ntpTime, type RTCRtpSender, RTP_EXTENSION_URI, RtpHeader, RtpPacket } from 'werift';
+import {
+  type ExtensionLayout,
+  type OutgoingRtpFields,
+  planExtensions,
+  writeRtpHeader,
+} from './rtp-header-writer.js';
+
+export type { OutgoingRtpFields } from './rtp-header-writer.js';
+
+/**
+ * The parts of werift 0.24's sender, DTLS and ICE objects this module uses. They are public
+ * JavaScript properties that werift's own send path uses, but its type declarations mark some of
+ * them private, hence this structural view (`direct-rtp-sender.test.ts` fails if werift moves them).
+ */
+interface SenderInternals {
+  ssrc: number;
+  mid?: string;
+  headerExtensions: { uri: string; id: number }[];
+  ntpTimestamp: bigint;
+  rtpTimestamp: number;
+  octetCount: number;
+  packetCount: number;
+  headerBytesSent: number;
+  sequenceNumber?: number;
+  timestamp?: number;
+  runRtcp(): Promise<void>;
+  dtlsTransport: DtlsInternals;
+}
+
+interface DtlsInternals {
+  state: string;
+  transportSequenceNumber: number;
+  bytesSent: number;
+  packetsSent: number;
+  srtp?: { localContext: SrtpContextInternals };
+  iceTransport: { connection: IceConnectionInternals };
+}
+
+interface SrtpContextInternals {
+  getSrtpSsrcState(ssrc: number): { rolloverCounter: number };
+  updateRolloverCount(sequenceNumber: number, state: { rolloverCounter: number }): void;
+  cipher: {
+    encryptRtp(header: HeaderBytes, payload: Buffer, rolloverCounter: number): Buffer;
+  };
+}
+
+interface IceConnectionInternals {
+  nominated?: {
+    remoteAddr: [string, number];
+    packetsSent: number;
+    bytesSent: number;
+    protocol: {
+      transport: { closed?: boolean; socket?: { send(data: Buffer, port: number, address: string): void } };
+    };
+  };
+  canSendApplicationData(): boolean;
+  send(data: Buffer): Promise<void>;
+}
+
+/** What werift's ciphers read of a header: its numbers and its serialized bytes. */
+interface HeaderBytes {
+  ssrc: number;
+  sequenceNumber: number;
+  serializeSize: number;
+  serialize(size: number): Buffer;
+}
+
+/** werift's sender reports an NTP time in its sender reports; refreshing it per packet is wasted work. */
+const ntpRefreshMs = 20;
+
+/**
+ * Sends forwarded RTP on a werift sender's transport without werift's per-packet work.
+ *
+ * werift's `RTCRtpSender.sendRtp` rebuilds every header extension as objects, sorts them, formats
+ * an NTP time through a string, keeps a copy of the packet for NACKs we answer ourselves, feeds a
+ * sender-side estimator we do not use and goes down five chained `async` functions (a promise each)
+ * to the UDP socket. Per packet this sender writes the header into one buffer, has werift's SRTP
+ * context encrypt it (so rollover counters stay werift's, shared with the retransmissions that go
+ * through werift), and hands the result to the nominated pair's socket at once. It keeps the
+ * counters werift's sender reports and statistics read. Where it cannot (no nominated UDP pair, an
+ * extension id above 14), it falls back to werift's `sendRtp`.
+ */
+export class DirectRtpSender {
+  readonly #sender: RTCRtpSender;
+  readonly #internals: SenderInternals;
+  #layout: ExtensionLayout | undefined;
+  #layoutSource: unknown;
+  #ntpRefreshedAtMs = Number.NEGATIVE_INFINITY;
+
+  constructor(sender: RTCRtpSender) {
+    this.#sender = sender;
+    this.#internals = sender as unknown as SenderInternals;
+  }
+
+  /**
+   * Sends one packet with the sender's SSRC and `payloadType`. Returns the transport-wide sequence
+   * number it carries, `undefined` when transport-wide congestion control is not negotiated, or
+   * `null` when the transport cannot send (not connected).
+   */
+  send(
+    fields: OutgoingRtpFields,
+    payloadType: number,
+    payload: Buffer,
+    nowMs: number,
+  ): number | undefined | null {
+    const internals = this.#internals;
+    const dtls = internals.dtlsTransport;
+    if (dtls === undefined || dtls.state !== 'connected' || dtls.srtp === undefined) return null;
+    const layout = this.#extensionLayout();
+    if (layout === undefined) return this.#sendThroughWerift(fields, payloadType, payload);
+    let transportSequenceNumber: number | undefined;
+    if (layout.hasTransportWideCc) {
+      dtls.transportSequenceNumber = (dtls.transportSequenceNumber + 1) & 0xffff;
+      transportSequenceNumber = dtls.transportSequenceNumber;
+    }
+    const header = writeRtpHeader(
+      fields,
+      payloadType,
+      internals.ssrc,
+      layout,
+      transportSequenceNumber,
+      nowMs,
+    );
+    const context = dtls.srtp.localContext;
+    const state = context.getSrtpSsrcState(internals.ssrc);
+    context.updateRolloverCount(fields.sequenceNumber, state);
+    const encrypted = context.cipher.encryptRtp(
+      {
+        ssrc: internals.ssrc,
+        sequenceNumber: fields.sequenceNumber,
+        serializeSize: header.length,
+        serialize: () => header,
+      },
+      payload,
+      state.rolloverCounter,
+    );
+    this.#count(fields, payload.length, header.length, nowMs);
+    dtls.bytesSent += encrypted.length;
+    dtls.packetsSent += 1;
+    transmit(dtls.iceTransport.connection, encrypted);
+    return transportSequenceNumber;
+  }
+
+  #count(fields: OutgoingRtpFields, payloadBytes: number, headerBytes: number, nowMs: number): void {
+    const internals = this.#internals;
+    internals.sequenceNumber = fields.sequenceNumber;
+    internals.timestamp = fields.timestamp;
+    internals.octetCount += payloadBytes;
+    internals.headerBytesSent += headerBytes;
+    internals.packetCount = (internals.packetCount + 1) >>> 0;
+    if (nowMs - this.#ntpRefreshedAtMs >= ntpRefreshMs) {
+      this.#ntpRefreshedAtMs = nowMs;
+      internals.ntpTimestamp = ntpTime();
+      internals.rtpTimestamp = fields.timestamp;
+      // Starts werift's sender reports the first time; returns at once afterwards.
+      internals.runRtcp().catch(() => {});
+    }
+  }
+
+  #sendThroughWerift(fields: OutgoingRtpFields, payloadType: number, payload: Buffer): number | undefined {
+    const header = new RtpHeader({ ...fields, payloadType, ssrc: this.#internals.ssrc });
+    // werift's sendRtp numbers the packet for transport-wide congestion control before its first await.
+    this.#sender.sendRtp(new RtpPacket(header, payload)).catch(() => {});
+    return this.#negotiatedTransportWideCc()
+      ? this.#internals.dtlsTransport.transportSequenceNumber
+      : undefined;
+  }
+
+  #negotiatedTransportWideCc(): boolean {
+    return this.#internals.headerExtensions.some(
+      (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+    );
+  }
+
+  /** The layout for the negotiated extensions (renegotiation replaces the array), or `undefined` to fall back. */
+  #extensionLayout(): ExtensionLayout | undefined {
+    const negotiated = this.#internals.headerExtensions;
+    const mid = this.#internals.mid;
+    if (this.#layoutSource === negotiated && this.#layout?.mid === mid) return this.#layout;
+    this.#layoutSource = negotiated;
+    this.#layout = planExtensions(negotiated, mid);
+    return this.#layout;
+  }
+}
+
+function transmit(connection: IceConnectionInternals, data: Buffer): void {
+  // RFC 7675: no application data once consent expired (werift's own send checks the same).
+  if (!connection.canSendApplicationData()) return;
+  const pair = connection.nominated;
+  const socket = pair?.protocol.transport.socket;
+  if (pair === undefined || socket === undefined) {
+    connection.send(data).catch(() => {});
+    return;
+  }
+  if (pair.protocol.transport.closed) return;
+  try {
+    socket.send(data, pair.remoteAddr[1], pair.remoteAddr[0]);
+  } catch {
+    // A socket closed under us: the transport is going away.
+    return;
+  }
+  pair.packetsSent += 1;
+  pair.bytesSent += data.length;
+}

@@ -1,0 +1,100 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { RTP_EXTENSION_URI } from 'werift';
+import { createSfu, type Sfu } from '../src/index.js';
+import {
+  loopbackSfuOptions,
+  VideoTestPublisher,
+  VideoTestSubscriber,
+  waitFor,
+} from '../src/testing/index.js';
+
+// Forwarded video leaves through DirectRtpSender, which writes headers and counters werift's own
+// sendRtp used to write: these tests read them where a receiver does.
+
+let sfu: Sfu;
+const clients: Array<{ close(): Promise<void> }> = [];
+
+afterEach(async () => {
+  sfu?.close();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** What werift's receiver keeps of the sender reports it got, by SSRC. */
+interface ReceiverReportView {
+  remotePacketCountBySsrc: Record<number, number>;
+  remoteOctetCountBySsrc: Record<number, number>;
+}
+
+async function forwardToTransportCcSubscriber() {
+  sfu = createSfu(loopbackSfuOptions);
+  const router = sfu.createRouter('direct-send');
+  const publisherSession = router.createSession('alice');
+  const publisher = new VideoTestPublisher({ payloadType: 120 });
+  clients.push(publisher);
+  await publisher.acceptAnswer(await publisherSession.publish('video', await publisher.createOffer()));
+  publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
+  const subscriber = new VideoTestSubscriber({ transportCc: true });
+  clients.push(subscriber);
+  const session = router.createSession('bob');
+  const offer = await session.updateSubscriptions({
+    subscribe: [{ participantId: 'alice', kind: 'video' }],
+    unsubscribe: [],
+  });
+  await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid;
+  if (mid === undefined) throw new Error('no stream in the offer');
+  return { router, subscriber, mid };
+}
+
+describe('forwarded packets on the wire', () => {
+  it('carry one transport-wide sequence number each, consecutive', async () => {
+    const { subscriber, mid } = await forwardToTransportCcSubscriber();
+    await waitFor(() => subscriber.count(mid) >= 60, 'video packets at the subscriber');
+
+    const transceiver = subscriber.peer.getTransceivers().find((candidate) => candidate.mid === mid);
+    const idOf = (uri: string) =>
+      transceiver?.headerExtensions.find((extension) => extension.uri === uri)?.id;
+    const transportCcId = idOf(RTP_EXTENSION_URI.transportWideCC);
+    expect(transportCcId).toBeDefined();
+    const received = subscriber.packets.filter((entry) => entry.mid === mid).slice(0, 60);
+    // Subscriptions negotiate transport-wide sequence numbers only (SSRCs identify the streams).
+    expect(new Set(received.map(({ packet }) => packet.header.extensions.length))).toEqual(new Set([1]));
+    const numbers = received.map(({ packet }) =>
+      packet.header.extensions.find((extension) => extension.id === transportCcId)?.payload.readUInt16BE(0),
+    );
+    expect(numbers.every((value) => value !== undefined)).toBe(true);
+    const steps = numbers
+      .slice(1)
+      .map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
+    expect(new Set(steps)).toEqual(new Set([1]));
+    // The subscriber reports on these numbers in its transport-wide feedback.
+    await waitFor(
+      () => (subscriber.transportFeedback?.sent ?? 0) > 0,
+      'transport-wide feedback from the subscriber',
+    );
+  });
+
+  it("keep werift's sender reports true: packet and octet counts of what was forwarded", async () => {
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber();
+    const transceiver = subscriber.peer.getTransceivers().find((candidate) => candidate.mid === mid);
+    const receiver = transceiver?.receiver as unknown as ReceiverReportView | undefined;
+    if (receiver === undefined) throw new Error('no receiver for the forwarded stream');
+    const ssrcOf = () => subscriber.packets.find((entry) => entry.mid === mid)?.packet.header.ssrc;
+    await waitFor(() => {
+      const ssrc = ssrcOf();
+      return ssrc !== undefined && (receiver.remotePacketCountBySsrc[ssrc] ?? 0) > 10;
+    }, 'a sender report counting forwarded packets');
+
+    const ssrc = ssrcOf() ?? -1;
+    const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
+    const reportedPackets = receiver.remotePacketCountBySsrc[ssrc] ?? 0;
+    const reportedOctets = receiver.remoteOctetCountBySsrc[ssrc] ?? 0;
+    expect(reportedPackets).toBeLessThanOrEqual(consumer?.stats.packetsSent ?? 0);
+    const payloadBytes = subscriber.packets
+      .filter((entry) => entry.mid === mid)
+      .slice(0, reportedPackets)
+      .reduce((sum, entry) => sum + entry.packet.payload.length, 0);
+    // The report counts payload octets of the packets it counts: the first ones the subscriber got.
+    expect(reportedOctets).toBe(payloadBytes);
+  });
+});
