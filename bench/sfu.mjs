@@ -453,7 +453,8 @@ async function videoRun(start, subscriberCount) {
     const cpuBefore = cpuMillisecondsOf(server.pid);
     const wallBefore = performance.now();
     const measured = await clients.request({ type: 'measure', windowMs }, 'measured');
-    const cores = (cpuMillisecondsOf(server.pid) - cpuBefore) / (performance.now() - wallBefore);
+    const windowCpuMs = cpuMillisecondsOf(server.pid) - cpuBefore;
+    const cores = windowCpuMs / (performance.now() - wallBefore);
     const expected = measured.sent * subscriberCount;
     const received = measured.received.reduce((sum, count) => sum + count, 0);
     if (received === 0) {
@@ -469,6 +470,9 @@ async function videoRun(start, subscriberCount) {
       setupMs,
       serverSetupCpuMs,
       cores,
+      // CPU time per packet a subscriber got: unlike CPU per wall second, it does not move with how
+      // many packets a starved publisher managed to send in the window.
+      cpuPerPacketUs: received === 0 ? Number.NaN : (windowCpuMs * 1000) / received,
       loss: expected === 0 ? 1 : Math.max(0, 1 - received / expected),
       // NaN (no packet in the window) crosses the IPC channel as null.
       p50: measured.p50 ?? Number.NaN,
@@ -522,7 +526,8 @@ function formatVideo(row) {
   return (
     `${row.server.padEnd(5)} N=${String(row.subscribers).padStart(3)}: connected ${row.connected}/${row.subscribers}, ` +
     `setup ${(row.setupMs / 1000).toFixed(2)} s, CPU ${(row.cores * 100).toFixed(1)}% of a core ` +
-    `(${(row.subscribers / row.cores).toFixed(0)} streams per core), loss ${(row.loss * 100).toFixed(2)}%, ` +
+    `(${(row.subscribers / row.cores).toFixed(0)} streams per core, ${row.cpuPerPacketUs.toFixed(1)} µs per delivered packet), ` +
+    `loss ${(row.loss * 100).toFixed(2)}%, ` +
     `latency p50 ${row.p50?.toFixed(1)} ms p99 ${row.p99?.toFixed(1)} ms`
   );
 }
@@ -593,7 +598,9 @@ if (process.argv.includes('--clients')) {
         `N=${subscriberCount}: setup ours ${median(ours, 'setupMs').toFixed(0)} ms / Janus ${median(janus, 'setupMs').toFixed(0)} ms ` +
           `(ratio ${ratio(median(ours, 'setupMs'), median(janus, 'setupMs'))}, target <= 1); connected ours ` +
           `${ours.map((row) => row.connected).join(',')} / Janus ${janus.map((row) => row.connected).join(',')} of ${subscriberCount}; ` +
-          `CPU ours/Janus ${ratio(median(ours, 'cores'), median(janus, 'cores'))}; p50 ${median(ours, 'p50').toFixed(1)}/${median(janus, 'p50').toFixed(1)} ms, ` +
+          `CPU ours/Janus ${ratio(median(ours, 'cores'), median(janus, 'cores'))}; ` +
+          `CPU per delivered packet ours ${median(ours, 'cpuPerPacketUs').toFixed(1)} µs / Janus ${median(janus, 'cpuPerPacketUs').toFixed(1)} µs ` +
+          `(ratio ${ratio(median(ours, 'cpuPerPacketUs'), median(janus, 'cpuPerPacketUs'))}); p50 ${median(ours, 'p50').toFixed(1)}/${median(janus, 'p50').toFixed(1)} ms, ` +
           `p99 ${median(ours, 'p99').toFixed(1)}/${median(janus, 'p99').toFixed(1)} ms`,
       );
     }

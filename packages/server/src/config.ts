@@ -301,6 +301,11 @@ export const environmentSchema = z.object({
   /** How often scheduled meetings past their expiration are looked for and removed, in milliseconds. */
   MEETING_EXPIRY_SWEEP_MS: integer(1000).default(60_000),
   /**
+   * The least time between two keyframe requests the SFU sends one publisher for one layer, in
+   * milliseconds: subscribers' requests within it are answered by the same keyframe.
+   */
+  MEETING_KEYFRAME_REQUEST_INTERVAL_MS: integer(0).max(60_000).default(500),
+  /**
    * How long an `/events` session that dropped stays resumable with its queue id, keeping its
    * meeting participations, in seconds; 0 ends them when the socket closes.
    */
@@ -507,6 +512,8 @@ export interface ServerConfig {
     /** STUN server(s) the SFU asks for its own public address; empty: none. */
     sfuStunServers: string[];
     maxParticipants: number;
+    /** Least time between keyframe requests to one publisher's layer (the SFU's `limits.keyframeRequestIntervalMs`). */
+    keyframeRequestIntervalMs: number;
     expirySweepMs: number;
     /** How long a dropped `/events` session can be resumed with its queue id, in milliseconds. */
     reconnectGraceMs: number;
@@ -775,6 +782,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       iceServers: values.MEETING_ICE_SERVERS ?? [],
       sfuStunServers: values.MEETING_SFU_STUN_SERVERS ?? [],
       maxParticipants: values.MEETING_MAX_PARTICIPANTS,
+      keyframeRequestIntervalMs: values.MEETING_KEYFRAME_REQUEST_INTERVAL_MS,
       expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
       reconnectGraceMs: values.MEETING_RECONNECT_GRACE_SECONDS * 1000,
       stopActiveAtStart:

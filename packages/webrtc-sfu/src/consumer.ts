@@ -16,7 +16,7 @@ import type { ProducerLayer } from './producer-layer.js';
 import { DirectRtpSender, type OutgoingRtpFields } from './rtp/direct-rtp-sender.js';
 import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
-import { Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
+import { type Vp8DescriptorFields, Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
 import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
 
@@ -175,8 +175,16 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     return this.#closed;
   }
 
-  /** @internal A packet from the producer's `layer`; `keyframe` says whether it starts a keyframe. */
-  forward(packet: RtpPacket, keyframe: boolean, layer: ProducerLayer): void {
+  /**
+   * @internal A packet from the producer's `layer`; `keyframe` says whether it starts a keyframe,
+   * `descriptor` is its VP8 payload descriptor (read once for every consumer).
+   */
+  forward(
+    packet: RtpPacket,
+    keyframe: boolean,
+    layer: ProducerLayer,
+    descriptor: Vp8DescriptorFields | undefined,
+  ): void {
     const sender = this.#transceiver.sender;
     if (this.#closed || sender.codec === undefined || sender.dtlsTransport?.state !== 'connected') return;
     if (layer !== this.#current || this.#waitingForKeyframe) {
@@ -203,7 +211,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
       sequenceNumber: rewritten.sequenceNumber,
       timestamp: rewritten.timestamp,
       marker: header.marker,
-      payload: this.#pictures.rewrite(payload),
+      payload: this.#pictures.rewrite(payload, descriptor),
     };
     const transportSequenceNumber = this.#direct.send(sent, sender.codec.payloadType, sent.payload, nowMs);
     if (transportSequenceNumber === null) return;

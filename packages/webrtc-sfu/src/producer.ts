@@ -3,6 +3,7 @@ import type { MediaStreamTrack, RTCRtpReceiver, RtpPacket } from 'werift';
 import type { Consumer } from './consumer.js';
 import { ProducerLayer } from './producer-layer.js';
 import { isVp8KeyframeStart } from './rtp/vp8.js';
+import { readVp8Descriptor } from './rtp/vp8-picture-rewriter.js';
 import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
 
@@ -216,6 +217,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       return;
     }
     const keyframe = isVp8KeyframeStart(packet.payload);
-    for (const consumer of this.#consumers) consumer.forward(packet, keyframe, layer);
+    const descriptor = readVp8Descriptor(packet.payload);
+    for (const consumer of this.#consumers) consumer.forward(packet, keyframe, layer, descriptor);
   }
 }

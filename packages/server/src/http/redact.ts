@@ -3,9 +3,10 @@ export const REDACTED = '[redacted]';
 
 /**
  * Query parameters and variables whose values are secrets by their name alone; `queueId` too: it
- * names an `/events` session, which `/events?queueId=` resumes with the events kept for it.
+ * names an `/events` session, which `/events?queueId=` resumes with the events kept for it. A key
+ * frame is no key (`MEETING_KEYFRAME_REQUEST_INTERVAL_MS` is a number of milliseconds).
  */
-const SECRET_NAME = /token|key|secret|signature|password|passwd|credential|queue[_-]?id/i;
+const SECRET_NAME = /token|key(?!frame)|secret|signature|password|passwd|credential|queue[_-]?id/i;
 
 /** `scheme://user:password@` (the password part is everything up to the last `@` of the authority). */
 const URL_CREDENTIALS = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@:]*):([^\s/?#]*)@/gi;

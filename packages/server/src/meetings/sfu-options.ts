@@ -13,7 +13,10 @@ export function sfuOptions(config: ServerConfig): SfuOptionsInput {
       servers: meetings.iceServers,
       gatherServers: meetings.sfuStunServers,
     },
-    limits: { sessionsPerRouter: meetings.maxParticipants },
+    limits: {
+      sessionsPerRouter: meetings.maxParticipants,
+      keyframeRequestIntervalMs: meetings.keyframeRequestIntervalMs,
+    },
     bandwidth: meetings.bandwidth,
   };
 }

@@ -103,6 +103,20 @@ describe('configuration that would lie is refused at start-up, naming the variab
     );
   });
 
+  it('hands MEETING_KEYFRAME_REQUEST_INTERVAL_MS to the SFU and shows a refused value (a key frame is no secret)', () => {
+    expect(parseSfuOptions(sfuOptions(loadConfig({}))).limits.keyframeRequestIntervalMs).toBe(
+      parseSfuOptions({}).limits.keyframeRequestIntervalMs,
+    );
+    const set = parseSfuOptions(sfuOptions(loadConfig({ MEETING_KEYFRAME_REQUEST_INTERVAL_MS: '2000' })));
+    expect(set.limits.keyframeRequestIntervalMs).toBe(2000);
+    expect(configRefusal({ MEETING_KEYFRAME_REQUEST_INTERVAL_MS: '-5' })).toContain(
+      'MEETING_KEYFRAME_REQUEST_INTERVAL_MS: ',
+    );
+    expect(configRefusal({ MEETING_KEYFRAME_REQUEST_INTERVAL_MS: '-5' })).toContain('"-5"');
+    // A variable named like a key still shows no value.
+    expect(configRefusal({ PREVIEW_URL_SIGNING_KEY: 'short-planted' })).not.toContain('short-planted');
+  });
+
   it('reads an empty variable as unset, not as 0', () => {
     const config = loadConfig({ PORT: '', PREVIEW_MAX_CONCURRENT_RENDERS: ' ' });
     expect(config.port).toBe(8080);

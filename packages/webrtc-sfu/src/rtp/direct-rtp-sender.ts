@@ -66,8 +66,11 @@ interface HeaderBytes {
   serialize(size: number): Buffer;
 }
 
-/** werift's sender reports an NTP time in its sender reports; refreshing it per packet is wasted work. */
-const ntpRefreshMs = 20;
+/**
+ * werift's sender reports carry the NTP time and RTP timestamp of one sent packet; a pair up to a
+ * second old is as true as a fresh one, and werift's NTP formatting is costly per packet.
+ */
+const ntpRefreshMs = 1_000;
 
 /**
  * Sends forwarded RTP on a werift sender's transport without werift's per-packet work.

@@ -74,7 +74,7 @@ export function writeRtpHeader(
   transportSequenceNumber: number | undefined,
   nowMs: number,
 ): Buffer {
-  const header = Buffer.alloc(fixedHeaderSize + layout.blockSize);
+  const header = Buffer.allocUnsafe(fixedHeaderSize + layout.blockSize);
   header[0] = layout.blockSize === 0 ? 0x80 : 0x90;
   header[1] = (fields.marker ? 0x80 : 0) | (payloadType & 0x7f);
   header.writeUInt16BE(fields.sequenceNumber, 2);
@@ -99,5 +99,6 @@ export function writeRtpHeader(
       offset += 3;
     }
   }
+  header.fill(0, offset);
   return header;
 }

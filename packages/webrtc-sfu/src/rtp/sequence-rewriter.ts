@@ -52,7 +52,15 @@ export class SequenceRewriter {
       sequenceNumber: (sequenceNumber + this.#sequenceOffset + seqModulo) % seqModulo,
       timestamp: (timestamp + this.#timestampOffset + timestampModulo) % timestampModulo,
     };
-    if (distance >= 0) this.#lastOutput = { ...output, atMs: nowMs };
+    if (distance >= 0) {
+      // Updated in place: this runs per forwarded packet and subscriber.
+      if (this.#lastOutput === undefined) this.#lastOutput = { ...output, atMs: nowMs };
+      else {
+        this.#lastOutput.sequenceNumber = output.sequenceNumber;
+        this.#lastOutput.timestamp = output.timestamp;
+        this.#lastOutput.atMs = nowMs;
+      }
+    }
     return output;
   }
 

@@ -67,9 +67,11 @@ export class Vp8PictureRewriter {
     this.#needsSync = true;
   }
 
-  /** The payload to send: the input itself, or a copy with rewritten fields. */
-  rewrite(payload: Buffer): Buffer {
-    const fields = readVp8Descriptor(payload);
+  /**
+   * The payload to send: the input itself, or a copy with rewritten fields. `fields` are the
+   * payload's, when the caller read them already (once per packet for all its subscribers).
+   */
+  rewrite(payload: Buffer, fields = readVp8Descriptor(payload)): Buffer {
     if (fields === undefined) return payload;
     const pictureModulo = fields.pictureIdBits === 15 ? 0x8000 : 0x80;
     if (this.#needsSync) {
