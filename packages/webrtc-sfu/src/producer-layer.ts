@@ -19,6 +19,8 @@ export class ProducerLayer {
   packetsReceived = 0;
   /** Keyframe requests sent to the publisher for this layer. */
   keyframeRequests = 0;
+  /** The frame width its last keyframe stated (VP8), undefined before one arrived. */
+  frameWidth: number | undefined;
   #bitrate = 0;
   #windowStartMs = Number.NEGATIVE_INFINITY;
   #windowBytes = 0;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MediaStreamTrack, RTCRtpReceiver, RtpPacket } from 'werift';
 import type { Consumer } from './consumer.js';
 import { ProducerLayer } from './producer-layer.js';
-import { isVp8KeyframeStart } from './rtp/vp8.js';
+import { isVp8KeyframeStart, readVp8KeyframeSize } from './rtp/vp8.js';
 import { readVp8Descriptor } from './rtp/vp8-picture-rewriter.js';
 import type { SfuTotals } from './sfu-stats.js';
 import { TypedEmitter } from './typed-events.js';
@@ -96,15 +96,18 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   }
 
   /**
-   * The layers receiving packets now, lowest bitrate first; in the publisher's signalled order
-   * until every one of them has a measured bitrate (a layer's first second).
+   * The layers receiving packets now, lowest first: by the frame width their keyframes state once
+   * every one of them sent a keyframe (a starved layer's bitrate may fall below a smaller one's,
+   * its size does not); until then by measured bitrate once every one has one (a layer's first
+   * second); before that in the publisher's signalled order.
    */
   activeLayers(nowMs: number = performance.now()): ProducerLayer[] {
     const active = this.#layers.filter((layer) => layer.isActive(nowMs));
+    const sized = active.every((layer) => layer.frameWidth !== undefined);
     const measured = active.every((layer) => layer.bitrate > 0);
+    const rank = (layer: ProducerLayer) => (sized ? (layer.frameWidth ?? 0) : measured ? layer.bitrate : 0);
     return active.sort(
-      (left, right) =>
-        (measured ? left.bitrate - right.bitrate : 0) || left.signalledIndex - right.signalledIndex,
+      (left, right) => rank(left) - rank(right) || left.signalledIndex - right.signalledIndex,
     );
   }
 
@@ -217,6 +220,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       return;
     }
     const keyframe = isVp8KeyframeStart(packet.payload);
+    if (keyframe) layer.frameWidth = readVp8KeyframeSize(packet.payload)?.width ?? layer.frameWidth;
     const descriptor = readVp8Descriptor(packet.payload);
     for (const consumer of this.#consumers) consumer.forward(packet, keyframe, layer, descriptor);
   }

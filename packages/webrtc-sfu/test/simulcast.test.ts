@@ -136,6 +136,33 @@ describe('simulcast', () => {
     expect(router.requireSession('bob').subscriptionBandwidth).toBeUndefined();
   });
 
+  it('orders layers by the size their keyframes state, not by bitrate, when a larger layer starves below a smaller one', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-order');
+    const session = router.createSession('alice');
+    const publisher = track(
+      new SimulcastTestPublisher([
+        { rid: 'l', bitrate: 400_000, width: 320 },
+        { rid: 'm', bitrate: 100_000, width: 640 },
+        { rid: 'h', bitrate: 900_000, width: 1280 },
+      ]),
+    );
+    await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+    publisher.start();
+    const producer = router.getProducer('alice', 'video');
+    await waitFor(
+      () =>
+        producer?.layers.length === 3 &&
+        producer.layers.every((layer) => layer.bitrate > 0 && layer.frameWidth !== undefined),
+      'three layers with a measured bitrate and a keyframe size',
+      patient,
+    );
+    const byRid = new Map(producer?.layers.map((layer) => [layer.rid, layer]));
+    expect((byRid.get('m')?.bitrate ?? 0) < (byRid.get('l')?.bitrate ?? 0)).toBe(true);
+    expect(producer?.layers.map((layer) => layer.frameWidth)).toEqual([320, 640, 1280]);
+    expect(producer?.activeLayers().map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
+  });
+
   it('sends a publisher that negotiates transport-cc TWCC reports of everything its layers sent', async () => {
     sfu = createSfu(options);
     const router = sfu.createRouter('simulcast-publisher-feedback');

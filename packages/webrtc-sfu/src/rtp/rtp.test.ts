@@ -3,7 +3,7 @@ import { RTP_EXTENSION_URI, RtpHeader } from 'werift';
 import { RetransmissionBuffer } from './retransmission-buffer.js';
 import { planExtensions, writeRtpHeader } from './rtp-header-writer.js';
 import { SequenceRewriter, sequenceDistance } from './sequence-rewriter.js';
-import { isVp8KeyframeStart } from './vp8.js';
+import { isVp8KeyframeStart, readVp8KeyframeSize } from './vp8.js';
 
 describe('isVp8KeyframeStart', () => {
   it('recognises the first packet of a keyframe, with and without the extended descriptor', () => {
@@ -116,5 +116,36 @@ describe('writeRtpHeader', () => {
   it('refuses what one-byte headers cannot carry, so the sender falls back to werift', () => {
     expect(planExtensions([{ uri: RTP_EXTENSION_URI.transportWideCC, id: 15 }], undefined)).toBeUndefined();
     expect(planExtensions([{ uri: RTP_EXTENSION_URI.sdesMid, id: 1 }], 'm'.repeat(17))).toBeUndefined();
+  });
+});
+
+describe('readVp8KeyframeSize', () => {
+  it('reads the 14-bit width and height after the start code, behind an extended descriptor too', () => {
+    const header = [0x00, 0x00, 0x00, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01];
+    expect(readVp8KeyframeSize(Uint8Array.from([0x10, ...header]))).toEqual({ width: 640, height: 360 });
+    expect(readVp8KeyframeSize(Uint8Array.from([0x90, 0xc0, 0x81, 0x23, 0x07, ...header]))).toEqual({
+      width: 640,
+      height: 360,
+    });
+    // Scaling bits (the top two) are not part of the size.
+    expect(
+      readVp8KeyframeSize(Uint8Array.from([0x10, 0, 0, 0, 0x9d, 0x01, 0x2a, 0x00, 0xc5, 0xf0, 0x40])),
+    ).toEqual({
+      width: 0x500,
+      height: 0xf0,
+    });
+  });
+
+  it('gives nothing for a delta frame, a later packet, a missing start code or a short payload', () => {
+    expect(
+      readVp8KeyframeSize(Uint8Array.from([0x10, 0x01, 0, 0, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01])),
+    ).toBeUndefined();
+    expect(
+      readVp8KeyframeSize(Uint8Array.from([0x00, 0x00, 0, 0, 0x9d, 0x01, 0x2a, 0x80, 0x02, 0x68, 0x01])),
+    ).toBeUndefined();
+    expect(
+      readVp8KeyframeSize(Uint8Array.from([0x10, 0x00, 0, 0, 0x9d, 0x01, 0x2b, 0x80, 0x02, 0x68, 0x01])),
+    ).toBeUndefined();
+    expect(readVp8KeyframeSize(Uint8Array.from([0x10, 0x00, 0, 0, 0x9d, 0x01, 0x2a, 0x80]))).toBeUndefined();
   });
 });

@@ -22,6 +22,8 @@ export interface SimulcastTestLayer {
   rid: string;
   /** Payload bit/s. */
   bitrate: number;
+  /** Frame width its keyframes state (height: 3/4 of it). @default 320 times 2 to the layer's index */
+  width?: number;
 }
 
 /** Frame numbers of layer `index` start at `index * layerFrameBase`, so receivers can tell layers apart. */
@@ -175,6 +177,8 @@ export class SimulcastTestPublisher {
       sentAtMs: wallClockMs(),
       pictureId: layer.pictureId,
       tl0PicIdx: layer.frames,
+      width: layer.width ?? 320 * 2 ** layer.index,
+      height: ((layer.width ?? 320 * 2 ** layer.index) * 3) / 4,
     });
     if (keyframe) layer.keyframesSent += 1;
     const timestamp = (layer.index * 7_777_777 + layer.frames * 3_000) % 0x1_0000_0000;

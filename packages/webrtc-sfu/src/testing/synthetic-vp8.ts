@@ -13,6 +13,9 @@ export interface SyntheticFrameOptions {
   pictureId?: number;
   /** TL0PICIDX, written with the picture id. */
   tl0PicIdx?: number;
+  /** Frame size a keyframe states. @default 320x240 */
+  width?: number;
+  height?: number;
 }
 
 /** Bytes of the marker each synthetic packet carries after its VP8 headers. */
@@ -20,8 +23,8 @@ const metadataBytes = 12;
 
 /**
  * RTP payloads of one synthetic VP8 frame: RFC 7741 payload descriptors with the start bit on the
- * first packet, a VP8 payload header (key frame flag and, for keyframes, the start code and a
- * 320x240 size), then frame number and send time. Not decodable video, but what an SFU sees. Pure.
+ * first packet, a VP8 payload header (key frame flag and, for keyframes, the start code and the
+ * size, 320x240 unless given), then frame number and send time. Not decodable video, but what an SFU sees. Pure.
  */
 export function syntheticVp8Frame(options: SyntheticFrameOptions): Buffer[] {
   const payloads: Buffer[] = [];
@@ -46,7 +49,9 @@ export function syntheticVp8Frame(options: SyntheticFrameOptions): Buffer[] {
       payload[offset] = options.keyframe ? 0x00 : 0x01;
       offset += 3;
       if (options.keyframe) {
-        payload.set([0x9d, 0x01, 0x2a, 0x40, 0x01, 0xf0, 0x00], offset);
+        payload.set([0x9d, 0x01, 0x2a], offset);
+        payload.writeUInt16LE((options.width ?? 320) & 0x3fff, offset + 3);
+        payload.writeUInt16LE((options.height ?? 240) & 0x3fff, offset + 5);
         offset += 7;
       }
     }
