@@ -1,5 +1,10 @@
 export { AudioTestClient } from './audio-test-client.js';
 export {
+  type EarlyClientHelloCounts,
+  isCookielessClientHello,
+  sendClientHelloBeforeNomination,
+} from './early-client-hello.js';
+export {
   createLoopbackPeer,
   type LoopbackPeerOptions,
   localSdp,
