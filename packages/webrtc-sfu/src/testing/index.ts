@@ -4,6 +4,7 @@ export {
   isCookielessClientHello,
   sendClientHelloBeforeNomination,
 } from './early-client-hello.js';
+export { delayStunResponses } from './late-stun-responses.js';
 export {
   createLoopbackPeer,
   type LoopbackPeerOptions,
