@@ -449,6 +449,14 @@ async function videoRun(start, subscriberCount) {
         `  ${server.name}: connection states (subscribers ICE-and-DTLS/ICE) ${JSON.stringify(states)}`,
       );
     }
+    // BENCH_SFU_HOLD_S: keep forwarding that long before measuring, printing the connection states
+    // every 5 s (how ICE consent expiry under a starved event loop showed, 30 s after it began).
+    for (let held = 0; held < Number(process.env.BENCH_SFU_HOLD_S ?? 0); held += 5) {
+      await sleep(5_000);
+      const { states } = await clients.request({ type: 'states' }, 'states');
+      const atS = ((performance.now() - setupStarted) / 1000).toFixed(1);
+      console.log(`  ${server.name}: at ${atS} s, states ${JSON.stringify(states)}`);
+    }
     await sleep(1_500);
     const cpuBefore = cpuMillisecondsOf(server.pid);
     const wallBefore = performance.now();

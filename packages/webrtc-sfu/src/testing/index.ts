@@ -1,5 +1,11 @@
 export { AudioTestClient } from './audio-test-client.js';
 export {
+  type EarlyClientHelloCounts,
+  isCookielessClientHello,
+  sendClientHelloBeforeNomination,
+} from './early-client-hello.js';
+export { delayStunResponses } from './late-stun-responses.js';
+export {
   createLoopbackPeer,
   type LoopbackPeerOptions,
   localSdp,
