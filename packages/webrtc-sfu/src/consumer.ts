@@ -7,7 +7,7 @@ import {
   RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
   RtpHeader,
-  RtpPacket,
+  type RtpPacket,
   TransportWideCC,
   wrapRtx,
 } from 'werift';
@@ -42,6 +42,14 @@ export type PacketSentListener = (transportSequenceNumber: number, bytes: number
 /** A forwarded packet as kept for retransmission. */
 interface SentPacket extends OutgoingRtpFields {
   payload: Buffer;
+}
+
+/** An RTX payload (RFC 4588): the original sequence number, then the original payload. */
+function withOriginalSequenceNumber(sent: SentPacket): Buffer {
+  const payload = Buffer.allocUnsafe(2 + sent.payload.length);
+  payload.writeUInt16BE(sent.sequenceNumber, 0);
+  sent.payload.copy(payload, 2);
+  return payload;
 }
 
 /** Counted in the totals as werift counted it: the fixed header, without extensions. */
@@ -283,29 +291,36 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     if (this.#closed) return;
     this.stats.nacksReceived += 1;
     const sender = this.#transceiver.sender;
-    const rtxPayloadType = this.#rtxPayloadType();
     const payloadType = sender.codec?.payloadType;
     if (payloadType === undefined) return;
+    const rtxPayloadType = this.#rtxPayloadType();
     for (const sequenceNumber of nack.lost) {
       const sent = this.#buffer.get(sequenceNumber);
       if (sent === undefined) continue;
-      const packet = new RtpPacket(
-        new RtpHeader({
-          payloadType,
-          ssrc: sender.ssrc,
-          sequenceNumber: sent.sequenceNumber,
-          timestamp: sent.timestamp,
-          marker: sent.marker,
-        }),
-        sent.payload,
-      );
-      const resend =
+      const nowMs = performance.now();
+      // A retransmission gets a transport-wide number of its own and counts as sent bytes, so the
+      // subscriber's feedback on it reaches the estimator like any packet's.
+      const transportSequenceNumber =
         rtxPayloadType === undefined
-          ? packet
-          : wrapRtx(packet, rtxPayloadType, this.#nextRtxSequenceNumber(), sender.rtxSsrc);
+          ? this.#direct.send(sent, payloadType, sent.payload, nowMs, sender.ssrc)
+          : this.#direct.send(
+              {
+                sequenceNumber: this.#nextRtxSequenceNumber(),
+                timestamp: sent.timestamp,
+                marker: sent.marker,
+              },
+              rtxPayloadType,
+              withOriginalSequenceNumber(sent),
+              nowMs,
+              sender.rtxSsrc,
+            );
+      if (transportSequenceNumber === null) return;
       this.stats.retransmissions += 1;
       if (this.#totals !== undefined) this.#totals.retransmissions += 1;
-      sender.dtlsTransport.sendRtp(resend.payload, resend.header).catch(() => {});
+      if (this.#transportCc && transportSequenceNumber !== undefined) {
+        const size = rtpHeaderSize + sent.payload.length + (rtxPayloadType === undefined ? 0 : 2);
+        this.onPacketSent?.(transportSequenceNumber, size, nowMs);
+      }
     }
   }
 

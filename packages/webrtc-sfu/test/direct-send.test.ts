@@ -43,7 +43,7 @@ async function forwardToTransportCcSubscriber() {
   await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
   const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid;
   if (mid === undefined) throw new Error('no stream in the offer');
-  return { router, subscriber, mid };
+  return { router, publisher, subscriber, mid };
 }
 
 describe('forwarded packets on the wire', () => {
@@ -96,5 +96,33 @@ describe('forwarded packets on the wire', () => {
       .reduce((sum, entry) => sum + entry.packet.payload.length, 0);
     // The report counts payload octets of the packets it counts: the first ones the subscriber got.
     expect(reportedOctets).toBe(payloadBytes);
+  });
+
+  it('give a retransmission a transport-wide number of its own and report it to the estimator', async () => {
+    const { router, publisher, subscriber, mid } = await forwardToTransportCcSubscriber();
+    const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
+    if (consumer === undefined) throw new Error('no consumer');
+    const reported: number[] = [];
+    const estimator = consumer.onPacketSent;
+    consumer.onPacketSent = (transportSequenceNumber, bytes, nowMs) => {
+      reported.push(transportSequenceNumber);
+      estimator?.(transportSequenceNumber, bytes, nowMs);
+    };
+    await waitFor(
+      () => subscriber.count(mid) > 20 && reported.length > 0,
+      'packets reported before the NACK',
+    );
+    publisher.stop();
+    const sent = consumer.stats.packetsSent;
+    await waitFor(() => subscriber.count(mid) >= sent, 'every forwarded packet at the subscriber');
+    const wanted = subscriber.packets.find((entry) => entry.mid === mid)?.packet;
+    if (wanted === undefined) throw new Error('no packet');
+    const before = [...reported];
+
+    await subscriber.sendNack(mid, [wanted.header.sequenceNumber]);
+    await waitFor(() => consumer.stats.retransmissions === 1, 'the retransmission');
+    expect(consumer.stats.packetsSent).toBe(sent);
+    expect(reported.slice(0, before.length)).toEqual(before);
+    expect(reported.slice(before.length)).toEqual([((before.at(-1) ?? 0) + 1) & 0xffff]);
   });
 });

@@ -34,6 +34,7 @@ interface DtlsInternals {
   bytesSent: number;
   packetsSent: number;
   srtp?: { localContext: SrtpContextInternals };
+  sendRtp(payload: Buffer, header: RtpHeader): Promise<number>;
   iceTransport: { connection: IceConnectionInternals };
 }
 
@@ -97,40 +98,36 @@ export class DirectRtpSender {
   }
 
   /**
-   * Sends one packet with the sender's SSRC and `payloadType`. Returns the transport-wide sequence
-   * number it carries, `undefined` when transport-wide congestion control is not negotiated, or
-   * `null` when the transport cannot send (not connected).
+   * Sends one packet with `payloadType`, on the sender's SSRC unless `ssrc` says otherwise (its
+   * retransmission stream's). Returns the transport-wide sequence number it carries, `undefined`
+   * when transport-wide congestion control is not negotiated, or `null` when the transport cannot
+   * send (not connected).
    */
   send(
     fields: OutgoingRtpFields,
     payloadType: number,
     payload: Buffer,
     nowMs: number,
+    ssrc?: number,
   ): number | undefined | null {
     const internals = this.#internals;
+    const streamSsrc = ssrc ?? internals.ssrc;
     const dtls = internals.dtlsTransport;
     if (dtls === undefined || dtls.state !== 'connected' || dtls.srtp === undefined) return null;
     const layout = this.#extensionLayout();
-    if (layout === undefined) return this.#sendThroughWerift(fields, payloadType, payload);
+    if (layout === undefined) return this.#sendThroughWerift(fields, payloadType, payload, streamSsrc);
     let transportSequenceNumber: number | undefined;
     if (layout.hasTransportWideCc) {
       dtls.transportSequenceNumber = (dtls.transportSequenceNumber + 1) & 0xffff;
       transportSequenceNumber = dtls.transportSequenceNumber;
     }
-    const header = writeRtpHeader(
-      fields,
-      payloadType,
-      internals.ssrc,
-      layout,
-      transportSequenceNumber,
-      nowMs,
-    );
+    const header = writeRtpHeader(fields, payloadType, streamSsrc, layout, transportSequenceNumber, nowMs);
     const context = dtls.srtp.localContext;
-    const state = context.getSrtpSsrcState(internals.ssrc);
+    const state = context.getSrtpSsrcState(streamSsrc);
     context.updateRolloverCount(fields.sequenceNumber, state);
     const encrypted = context.cipher.encryptRtp(
       {
-        ssrc: internals.ssrc,
+        ssrc: streamSsrc,
         sequenceNumber: fields.sequenceNumber,
         serializeSize: header.length,
         serialize: () => header,
@@ -138,7 +135,8 @@ export class DirectRtpSender {
       payload,
       state.rolloverCounter,
     );
-    this.#count(fields, payload.length, header.length, nowMs);
+    // Sender reports describe the stream itself, not its retransmissions.
+    if (ssrc === undefined) this.#count(fields, payload.length, header.length, nowMs);
     dtls.bytesSent += encrypted.length;
     dtls.packetsSent += 1;
     transmit(dtls.iceTransport.connection, encrypted);
@@ -161,8 +159,18 @@ export class DirectRtpSender {
     }
   }
 
-  #sendThroughWerift(fields: OutgoingRtpFields, payloadType: number, payload: Buffer): number | undefined {
-    const header = new RtpHeader({ ...fields, payloadType, ssrc: this.#internals.ssrc });
+  #sendThroughWerift(
+    fields: OutgoingRtpFields,
+    payloadType: number,
+    payload: Buffer,
+    ssrc: number,
+  ): number | undefined {
+    const header = new RtpHeader({ ...fields, payloadType, ssrc });
+    if (ssrc !== this.#internals.ssrc) {
+      // werift's sendRtp would put the stream's own SSRC on a retransmission.
+      this.#internals.dtlsTransport.sendRtp(payload, header).catch(() => {});
+      return undefined;
+    }
     // werift's sendRtp numbers the packet for transport-wide congestion control before its first await.
     this.#sender.sendRtp(new RtpPacket(header, payload)).catch(() => {});
     return this.#negotiatedTransportWideCc()
