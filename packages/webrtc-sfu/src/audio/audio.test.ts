@@ -179,6 +179,23 @@ describe('SampleQueue', () => {
     queue.push(Int16Array.from([6]));
     expect(queue.take(2)).toEqual(Int16Array.from([5, 6]));
   });
+
+  it('wraps around its ring and keeps the newest samples beyond capacity', () => {
+    const queue = new SampleQueue(5);
+    queue.push(Int16Array.from([1, 2, 3, 4]));
+    expect(queue.take(3)).toEqual(Int16Array.from([1, 2, 3]));
+    queue.push(Int16Array.from([5, 6, 7]));
+    const frame = new Int16Array(4);
+    expect(queue.takeInto(frame)).toBe(true);
+    expect(frame).toEqual(Int16Array.from([4, 5, 6, 7]));
+    expect(queue.takeInto(frame)).toBe(false);
+    queue.push(Int16Array.from([8, 9, 10]));
+    queue.push(Int16Array.from([11, 12, 13]));
+    expect(queue.size).toBe(5);
+    expect(queue.take(5)).toEqual(Int16Array.from([9, 10, 11, 12, 13]));
+    queue.push(Int16Array.from([1, 2, 3, 4, 5, 6, 7]));
+    expect(queue.take(5)).toEqual(Int16Array.from([3, 4, 5, 6, 7]));
+  });
 });
 
 describe('opusCodec', () => {

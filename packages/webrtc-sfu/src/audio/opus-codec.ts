@@ -1,6 +1,6 @@
 import { Decoder, Encoder } from '@evan/opus';
 
-/** Encodes 20 ms frames of mono 16-bit PCM into Opus packets. */
+/** Encodes 20 ms frames of mono 16-bit PCM into Opus packets; `pcm` may be reused by the caller once `encode` returns. */
 export interface AudioEncoder {
   encode(pcm: Int16Array): Uint8Array;
 }
@@ -23,7 +23,10 @@ export interface AudioCodec {
 
 type OpusRate = 8_000 | 12_000 | 16_000 | 24_000 | 48_000;
 
+/** The samples of little-endian 16-bit PCM bytes: a view when aligned (each decode gives fresh bytes), else a copy. */
 function toPcm(bytes: Uint8Array): Int16Array {
+  if (bytes.byteOffset % 2 === 0)
+    return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1);
   const copy = new Int16Array(bytes.byteLength >> 1);
   new Uint8Array(copy.buffer).set(bytes.subarray(0, copy.byteLength));
   return copy;
@@ -57,6 +60,6 @@ export const rawPcmCodec: AudioCodec = {
     };
   },
   createDecoder() {
-    return { decode: (packet) => toPcm(packet) };
+    return { decode: (packet) => toPcm(packet.slice()) };
   },
 };
