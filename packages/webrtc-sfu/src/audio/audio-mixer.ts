@@ -1,6 +1,6 @@
 import { sequenceDistance } from '../rtp/sequence-rewriter.js';
 import { DominantSpeakerDetector, type SpeakerLevel } from './dominant-speaker.js';
-import type { AudioCodec, AudioDecoder, AudioEncoder } from './opus-codec.js';
+import type { AudioCodec, AudioDecoder, AudioEncoder, OpusApplication } from './opus-codec.js';
 import { SampleQueue } from './sample-queue.js';
 import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
 
@@ -14,6 +14,8 @@ export interface AudioMixerOptions {
   bitrate: number;
   /** Opus encoder complexity, 0 (cheapest) to 10. */
   complexity: number;
+  /** Opus encoder mode (see {@link OpusApplication}); `voip` when absent. */
+  application?: OpusApplication;
   jitterFrames: number;
   /** Frames a sender's queue must hold before it is mixed, at its start and after running dry. */
   prebufferFrames: number;
@@ -275,6 +277,7 @@ export class AudioMixer {
       sampleRate: this.#options.sampleRate,
       bitrate: this.#options.bitrate,
       complexity: this.#options.complexity,
+      application: this.#options.application,
     });
   }
 }

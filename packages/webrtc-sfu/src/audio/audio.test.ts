@@ -215,4 +215,25 @@ describe('opusCodec', () => {
       expect(frameLevelDbov(last)).toBeGreaterThan(-18);
     }
   });
+
+  it('always uses the transform mode (CELT) with the restricted-lowdelay application', () => {
+    const encoder = opusCodec.createEncoder({
+      sampleRate: 16_000,
+      bitrate: 32_000,
+      complexity: 5,
+      application: 'restricted-lowdelay',
+    });
+    const decoder = opusCodec.createDecoder({ sampleRate: 16_000 });
+    let last: Int16Array = new Int16Array();
+    for (let index = 0; index < 10; index += 1) {
+      const pcm = Int16Array.from({ length: 320 }, (_, sample) =>
+        Math.round(8_000 * Math.sin((2 * Math.PI * 440 * (index * 320 + sample)) / 16_000)),
+      );
+      const packet = encoder.encode(pcm);
+      // The TOC byte's configuration (its top 5 bits): 16 to 31 are CELT-only.
+      expect((packet[0] ?? 0) >> 3).toBeGreaterThanOrEqual(16);
+      last = decoder.decode(packet);
+    }
+    expect(frameLevelDbov(last)).toBeGreaterThan(-18);
+  });
 });
