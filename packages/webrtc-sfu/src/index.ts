@@ -14,6 +14,7 @@ export {
   type AudioCodec,
   type AudioDecoder,
   type AudioEncoder,
+  type OpusApplication,
   opusCodec,
   rawPcmCodec,
 } from './audio/opus-codec.js';

@@ -104,6 +104,12 @@ const audioSchema = z
      * always cheaper: at 16 kHz, 4 to 6 cost about twice what 9 does here (bench/README.md).
      */
     complexity: z.number().int().min(0).max(10).default(9),
+    /**
+     * Opus encoder mode of the mixed streams: `voip` (libopus picks its speech or its transform mode
+     * from the signal) or `restricted-lowdelay` (always the transform mode: cheaper at low
+     * complexity, less delay, no speech model; bench/README.md has the costs).
+     */
+    application: z.enum(['voip', 'restricted-lowdelay']).default('voip'),
     /** Decoded frames queued per speaker; beyond it the oldest are dropped so delay stays under 100 ms. */
     jitterFrames: z.number().int().min(1).max(50).default(5),
     /**

@@ -1,6 +1,6 @@
 import { sequenceDistance } from '../rtp/sequence-rewriter.js';
 import { DominantSpeakerDetector, type SpeakerLevel } from './dominant-speaker.js';
-import type { AudioCodec, AudioDecoder, AudioEncoder } from './opus-codec.js';
+import type { AudioCodec, AudioDecoder, AudioEncoder, OpusApplication } from './opus-codec.js';
 import { SampleQueue } from './sample-queue.js';
 import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
 
@@ -14,6 +14,8 @@ export interface AudioMixerOptions {
   bitrate: number;
   /** Opus encoder complexity, 0 (cheapest) to 10. */
   complexity: number;
+  /** Opus encoder mode (see {@link OpusApplication}); `voip` when absent. */
+  application?: OpusApplication;
   jitterFrames: number;
   /** Frames a sender's queue must hold before it is mixed, at its start and after running dry. */
   prebufferFrames: number;
@@ -42,6 +44,10 @@ interface MixParticipant {
   /** Waiting for `prebufferFrames` before being mixed again. */
   prebuffering: boolean;
   detector: TalkingDetector;
+  /** Its frame in the current tick (`frameBuffer` or the mixer's silence), else undefined. */
+  frame: Int16Array | undefined;
+  /** Where its queued samples are taken for a tick, allocated once. */
+  readonly frameBuffer: Int16Array;
 }
 
 /**
@@ -77,6 +83,9 @@ export class AudioMixer {
   #frameIndex = 0;
   readonly #silence: Int16Array;
   readonly #prebufferSamples: number;
+  /** Scratch of each tick, allocated once: the sum of every frame, and one listener's mix. */
+  readonly #total: Int32Array;
+  readonly #mix: Int16Array;
 
   constructor(
     options: AudioMixerOptions,
@@ -88,6 +97,8 @@ export class AudioMixer {
     this.#onDominantSpeaker = onDominantSpeaker;
     this.#frameSize = (options.sampleRate * frameMs) / 1000;
     this.#silence = new Int16Array(this.#frameSize);
+    this.#total = new Int32Array(this.#frameSize);
+    this.#mix = new Int16Array(this.#frameSize);
     this.#prebufferSamples = Math.min(options.prebufferFrames, options.jitterFrames) * this.#frameSize;
     const dominant = options.dominantSpeaker;
     this.#dominant =
@@ -126,6 +137,8 @@ export class AudioMixer {
       lastSequence: undefined,
       lastPacketTick: undefined,
       prebuffering: true,
+      frame: undefined,
+      frameBuffer: new Int16Array(this.#frameSize),
       detector: new TalkingDetector({
         startDbov: talking.startDbov,
         stopDbov: talking.stopDbov,
@@ -183,37 +196,44 @@ export class AudioMixer {
     if (change !== undefined) this.#onTalking(participantId, change);
   }
 
-  /** Mixes and sends one frame. Called every 20 ms by the router's clock, or by tests. */
+  /**
+   * Mixes and sends one frame. Called every 20 ms by the router's clock, or by tests. Allocates
+   * nothing but the encoded packets: frames, the sum and each mix live in buffers made once.
+   */
   tick(): void {
     const frameIndex = this.#frameIndex;
     this.#frameIndex += 1;
     this.stats.ticks += 1;
     this.#pickDominantSpeaker();
-    const frames = new Map<MixParticipant, Int16Array>();
+    const total = this.#total;
+    let mixed = 0;
     for (const participant of this.#participants.values()) {
+      participant.frame = undefined;
       if (participant.muted || participant.lastPacketTick === undefined) continue;
       if (participant.prebuffering && participant.queue.size >= this.#prebufferSamples)
         participant.prebuffering = false;
-      const frame = participant.prebuffering ? undefined : participant.queue.take(this.#frameSize);
-      if (frame !== undefined) frames.set(participant, frame);
+      if (!participant.prebuffering && participant.queue.takeInto(participant.frameBuffer))
+        participant.frame = participant.frameBuffer;
       else if (frameIndex - participant.lastPacketTick < activeTicks) {
-        frames.set(participant, this.#silence);
+        participant.frame = this.#silence;
         participant.prebuffering = true;
       } else {
         participant.lastPacketTick = undefined;
         participant.prebuffering = true;
+        continue;
       }
+      const frame = participant.frame;
+      if (mixed === 0) total.set(frame);
+      else
+        for (let index = 0; index < total.length; index += 1)
+          total[index] = (total[index] as number) + (frame[index] as number);
+      mixed += 1;
     }
-    if (frames.size === 0) return;
-    const total = new Int32Array(this.#frameSize);
-    for (const frame of frames.values()) {
-      for (let index = 0; index < total.length; index += 1)
-        total[index] = (total[index] ?? 0) + (frame[index] ?? 0);
-    }
+    if (mixed === 0) return;
     let shared: Uint8Array | undefined;
     for (const participant of this.#participants.values()) {
       if (participant.output === undefined) continue;
-      const own = frames.get(participant);
+      const own = participant.frame;
       if (own === undefined) {
         shared ??= this.#encodeShared(total);
         participant.output(shared, frameIndex);
@@ -241,11 +261,12 @@ export class AudioMixer {
     return this.#encode(this.#sharedEncoder, total, undefined);
   }
 
+  /** Encodes the sum less `own`, clipped to 16 bits, through the mixer's one scratch buffer (encoders copy it). */
   #encode(encoder: AudioEncoder, total: Int32Array, own: Int16Array | undefined): Uint8Array {
-    const pcm = new Int16Array(total.length);
+    const pcm = this.#mix;
     for (let index = 0; index < pcm.length; index += 1) {
-      const sample = (total[index] ?? 0) - (own?.[index] ?? 0);
-      pcm[index] = Math.min(32_767, Math.max(-32_768, sample));
+      const sample = (total[index] as number) - (own === undefined ? 0 : (own[index] as number));
+      pcm[index] = sample > 32_767 ? 32_767 : sample < -32_768 ? -32_768 : sample;
     }
     this.stats.framesEncoded += 1;
     return encoder.encode(pcm);
@@ -256,6 +277,7 @@ export class AudioMixer {
       sampleRate: this.#options.sampleRate,
       bitrate: this.#options.bitrate,
       complexity: this.#options.complexity,
+      application: this.#options.application,
     });
   }
 }

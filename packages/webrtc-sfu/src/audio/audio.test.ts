@@ -179,6 +179,23 @@ describe('SampleQueue', () => {
     queue.push(Int16Array.from([6]));
     expect(queue.take(2)).toEqual(Int16Array.from([5, 6]));
   });
+
+  it('wraps around its ring and keeps the newest samples beyond capacity', () => {
+    const queue = new SampleQueue(5);
+    queue.push(Int16Array.from([1, 2, 3, 4]));
+    expect(queue.take(3)).toEqual(Int16Array.from([1, 2, 3]));
+    queue.push(Int16Array.from([5, 6, 7]));
+    const frame = new Int16Array(4);
+    expect(queue.takeInto(frame)).toBe(true);
+    expect(frame).toEqual(Int16Array.from([4, 5, 6, 7]));
+    expect(queue.takeInto(frame)).toBe(false);
+    queue.push(Int16Array.from([8, 9, 10]));
+    queue.push(Int16Array.from([11, 12, 13]));
+    expect(queue.size).toBe(5);
+    expect(queue.take(5)).toEqual(Int16Array.from([9, 10, 11, 12, 13]));
+    queue.push(Int16Array.from([1, 2, 3, 4, 5, 6, 7]));
+    expect(queue.take(5)).toEqual(Int16Array.from([3, 4, 5, 6, 7]));
+  });
 });
 
 describe('opusCodec', () => {
@@ -197,5 +214,26 @@ describe('opusCodec', () => {
       expect(last.length).toBe(size);
       expect(frameLevelDbov(last)).toBeGreaterThan(-18);
     }
+  });
+
+  it('always uses the transform mode (CELT) with the restricted-lowdelay application', () => {
+    const encoder = opusCodec.createEncoder({
+      sampleRate: 16_000,
+      bitrate: 32_000,
+      complexity: 5,
+      application: 'restricted-lowdelay',
+    });
+    const decoder = opusCodec.createDecoder({ sampleRate: 16_000 });
+    let last: Int16Array = new Int16Array();
+    for (let index = 0; index < 10; index += 1) {
+      const pcm = Int16Array.from({ length: 320 }, (_, sample) =>
+        Math.round(8_000 * Math.sin((2 * Math.PI * 440 * (index * 320 + sample)) / 16_000)),
+      );
+      const packet = encoder.encode(pcm);
+      // The TOC byte's configuration (its top 5 bits): 16 to 31 are CELT-only.
+      expect((packet[0] ?? 0) >> 3).toBeGreaterThanOrEqual(16);
+      last = decoder.decode(packet);
+    }
+    expect(frameLevelDbov(last)).toBeGreaterThan(-18);
   });
 });

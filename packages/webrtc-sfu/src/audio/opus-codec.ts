@@ -1,6 +1,6 @@
 import { Decoder, Encoder } from '@evan/opus';
 
-/** Encodes 20 ms frames of mono 16-bit PCM into Opus packets. */
+/** Encodes 20 ms frames of mono 16-bit PCM into Opus packets; `pcm` may be reused by the caller once `encode` returns. */
 export interface AudioEncoder {
   encode(pcm: Int16Array): Uint8Array;
 }
@@ -17,13 +17,28 @@ export interface AudioDecoder {
  */
 export interface AudioCodec {
   readonly name: string;
-  createEncoder(options: { sampleRate: number; bitrate: number; complexity?: number }): AudioEncoder;
+  createEncoder(options: {
+    sampleRate: number;
+    bitrate: number;
+    complexity?: number;
+    application?: OpusApplication;
+  }): AudioEncoder;
   createDecoder(options: { sampleRate: number }): AudioDecoder;
 }
 
 type OpusRate = 8_000 | 12_000 | 16_000 | 24_000 | 48_000;
 
+/**
+ * How libopus encodes: `voip` lets it pick its speech mode (SILK) or its transform mode (CELT) from
+ * the signal; `restricted-lowdelay` always uses the transform mode, with less delay and, at low
+ * complexity, a fraction of the CPU (bench/README.md), but without SILK's speech model.
+ */
+export type OpusApplication = 'voip' | 'restricted-lowdelay';
+
+/** The samples of little-endian 16-bit PCM bytes: a view when aligned (each decode gives fresh bytes), else a copy. */
 function toPcm(bytes: Uint8Array): Int16Array {
+  if (bytes.byteOffset % 2 === 0)
+    return new Int16Array(bytes.buffer, bytes.byteOffset, bytes.byteLength >> 1);
   const copy = new Int16Array(bytes.byteLength >> 1);
   new Uint8Array(copy.buffer).set(bytes.subarray(0, copy.byteLength));
   return copy;
@@ -36,8 +51,12 @@ function toPcm(bytes: Uint8Array): Int16Array {
  */
 export const opusCodec: AudioCodec = {
   name: 'opus',
-  createEncoder({ sampleRate, bitrate, complexity }) {
-    const encoder = new Encoder({ channels: 1, sample_rate: sampleRate as OpusRate, application: 'voip' });
+  createEncoder({ sampleRate, bitrate, complexity, application = 'voip' }) {
+    const encoder = new Encoder({
+      channels: 1,
+      sample_rate: sampleRate as OpusRate,
+      application: application === 'voip' ? 'voip' : 'restricted_lowdelay',
+    });
     encoder.bitrate = bitrate;
     if (complexity !== undefined) encoder.complexity = complexity as Encoder['complexity'];
     return { encode: (pcm) => encoder.encode(pcm) };
@@ -57,6 +76,6 @@ export const rawPcmCodec: AudioCodec = {
     };
   },
   createDecoder() {
-    return { decode: (packet) => toPcm(packet) };
+    return { decode: (packet) => toPcm(packet.slice()) };
   },
 };
