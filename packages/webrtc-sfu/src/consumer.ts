@@ -11,6 +11,7 @@ import {
   TransportWideCC,
   wrapRtx,
 } from 'werift';
+import { sendPaddingPacket } from './bandwidth/probe-padding.js';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
 import type { ProducerLayer } from './producer-layer.js';
 import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
@@ -209,6 +210,22 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     sender.sendRtp(outgoing).catch(() => {});
     // werift's sendRtp numbers the packet for transport-wide congestion control before its first await.
     if (this.#transportCc) this.onPacketSent?.(sender.dtlsTransport.transportSequenceNumber, size, nowMs);
+  }
+
+  /**
+   * @internal Sends one padding-only packet of a bandwidth probe on this stream's RTX SSRC, with a
+   * transport-wide sequence number; nothing without RTX, transport-cc or a connected transport.
+   */
+  sendPadding(paddingBytes: number): { transportSequenceNumber: number; bytes: number } | undefined {
+    const sender = this.#transceiver.sender;
+    const payloadType = this.#rtxPayloadType();
+    const transportCcId = this.#transceiver.headerExtensions.find(
+      (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+    )?.id;
+    if (this.#closed || payloadType === undefined || transportCcId === undefined) return undefined;
+    if (sender.dtlsTransport?.state !== 'connected') return undefined;
+    const stream = { transport: sender.dtlsTransport, ssrc: sender.rtxSsrc, payloadType, transportCcId };
+    return sendPaddingPacket(stream, this.#nextRtxSequenceNumber(), 0, paddingBytes);
   }
 
   /** @internal The next forwarded packet starts a new run at a keyframe (new source or resume). */
