@@ -125,8 +125,16 @@ const probeSchema = z
      * SSRC); without them a stream climbs on the estimate alone.
      */
     enabled: z.boolean().default(true),
-    /** How long a probe sends padding, ms. */
-    durationMs: z.number().int().min(100).max(5_000).default(500),
+    /**
+     * How long a probe sends padding, ms. Long enough that a token-bucket shaper's burst (8 kB is
+     * 64 kbit: a fifth of a 300 kbit/s link for a second) cannot hide the limit.
+     */
+    durationMs: z.number().int().min(100).max(5_000).default(1_000),
+    /**
+     * A probe sends this times what the climb needs, so a link that carries the probe carries the
+     * new layer with room for its keyframe and its bitrate's swings.
+     */
+    overshoot: z.number().min(1).max(2).default(1.25),
     /** Padding never exceeds this many bit/s per subscriber, whatever the climb needs. */
     maxPaddingBitrate: z.number().int().min(10_000).max(20_000_000).default(2_500_000),
     /** Padding goes out in steps this many ms apart (pacing, not a burst). */

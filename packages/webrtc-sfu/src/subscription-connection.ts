@@ -276,7 +276,7 @@ export class SubscriptionConnection {
         this.#estimator.probed(passed, (current + audioReserveBitrate) * upgradeHeadroom, doneMs);
         if (passed) {
           this.#probeGrant = {
-            bitrate: finished.targetBitrate,
+            bitrate: finished.targetBitrate / probe.overshoot,
             untilMs: doneMs + 2 * this.#options.bandwidth.allocationIntervalMs + 1_000,
           };
         } else {

@@ -11,6 +11,8 @@ export interface ProberOptions extends ProbeVerdictOptions {
   maxPaddingBitrate: number;
   /** Padding is sent in steps this many ms apart. */
   paceIntervalMs: number;
+  /** The probe sends this times the target it is started with. */
+  overshoot: number;
 }
 
 /** Counters of a subscriber's probes. */
@@ -70,8 +72,8 @@ export class Prober {
   }
 
   /**
-   * Starts a probe to `targetBitrate` (the subscriber's video after the climb) sending padding with
-   * `send`; `onVerdict` gets the result once. Ignored while a probe runs.
+   * Starts a probe to `targetBitrate` (the subscriber's video after the climb) times `overshoot`,
+   * sending padding with `send`; `onVerdict` gets the result once. Ignored while a probe runs.
    */
   start(
     targetBitrate: number,
@@ -82,7 +84,7 @@ export class Prober {
     if (this.#probe !== undefined) return;
     this.stats.started += 1;
     this.#probe = new BandwidthProbe(
-      targetBitrate,
+      targetBitrate * this.#options.overshoot,
       nowMs,
       nowMs + this.#options.durationMs,
       feedbackWaitMs,
