@@ -11,6 +11,7 @@ import {
   TransportWideCC,
   wrapRtx,
 } from 'werift';
+import { sendPaddingPacket } from './bandwidth/probe-padding.js';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
 import type { ProducerLayer } from './producer-layer.js';
 import { DirectRtpSender, type OutgoingRtpFields } from './rtp/direct-rtp-sender.js';
@@ -233,6 +234,22 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     if (this.#transportCc && transportSequenceNumber !== undefined) {
       this.onPacketSent?.(transportSequenceNumber, size, nowMs);
     }
+  }
+
+  /**
+   * @internal Sends one padding-only packet of a bandwidth probe on this stream's RTX SSRC, with a
+   * transport-wide sequence number; nothing without RTX, transport-cc or a connected transport.
+   */
+  sendPadding(paddingBytes: number): { transportSequenceNumber: number; bytes: number } | undefined {
+    const sender = this.#transceiver.sender;
+    const payloadType = this.#rtxPayloadType();
+    const transportCcId = this.#transceiver.headerExtensions.find(
+      (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+    )?.id;
+    if (this.#closed || payloadType === undefined || transportCcId === undefined) return undefined;
+    if (sender.dtlsTransport?.state !== 'connected') return undefined;
+    const stream = { transport: sender.dtlsTransport, ssrc: sender.rtxSsrc, payloadType, transportCcId };
+    return sendPaddingPacket(stream, this.#nextRtxSequenceNumber(), 0, paddingBytes);
   }
 
   /** @internal The next forwarded packet starts a new run at a keyframe (new source or resume). */

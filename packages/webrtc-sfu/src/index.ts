@@ -21,7 +21,10 @@ export {
 export { frameLevelDbov, TalkingDetector, type TalkingDetectorOptions } from './audio/talking-detector.js';
 export { BandwidthEstimator, type BandwidthEstimatorOptions } from './bandwidth/bandwidth-estimator.js';
 export { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
+export { BandwidthProbe, type ProbeVerdict, type ProbeVerdictOptions } from './bandwidth/probe.js';
+export { Prober, type ProberOptions, type ProbeStats } from './bandwidth/prober.js';
 export { type FeedbackResult, transportFeedbackResults } from './bandwidth/transport-feedback.js';
+export { UpgradeHold } from './bandwidth/upgrade-hold.js';
 export {
   Consumer,
   type ConsumerEvents,

@@ -122,6 +122,36 @@ const audioSchema = z
   })
   .prefault({});
 
+const probeSchema = z
+  .strictObject({
+    /**
+     * Before a subscriber's stream climbs to a higher layer (or resumes), send it padding up to what
+     * the climb needs for `durationMs` and climb only if its transport-wide feedback shows neither
+     * loss nor a growing delay. Needs transport-wide feedback and RTX (the padding goes on the RTX
+     * SSRC); without them a stream climbs on the estimate alone.
+     */
+    enabled: z.boolean().default(true),
+    /**
+     * How long a probe sends padding, ms. Long enough that a token-bucket shaper's burst (8 kB is
+     * 64 kbit: a fifth of a 300 kbit/s link for a second) cannot hide the limit.
+     */
+    durationMs: z.number().int().min(100).max(5_000).default(1_000),
+    /**
+     * A probe sends this times what the climb needs, so a link that carries the probe carries the
+     * new layer with room for its keyframe and its bitrate's swings.
+     */
+    overshoot: z.number().min(1).max(2).default(1.25),
+    /** Padding never exceeds this many bit/s per subscriber, whatever the climb needs. */
+    maxPaddingBitrate: z.number().int().min(10_000).max(20_000_000).default(2_500_000),
+    /** Padding goes out in steps this many ms apart (pacing, not a burst). */
+    paceIntervalMs: z.number().int().min(5).max(100).default(10),
+    /** A probe fails when more than this share of its packets is reported lost (0.02: 2 %). */
+    maxLoss: z.number().min(0).max(0.5).default(0.02),
+    /** A probe fails when the one-way delay grows by more than this from its first third to its last, ms. */
+    maxDelayGrowthMs: z.number().min(1).max(1_000).default(30),
+  })
+  .prefault({});
+
 const bandwidthSchema = z
   .strictObject({
     /** A subscriber's estimate before its first transport-wide congestion control feedback, bit/s. */
@@ -143,6 +173,8 @@ const bandwidthSchema = z
     audioReserveBitrate: z.number().int().min(0).default(48_000),
     /** How often each subscriber's layers are re-chosen from its estimate, ms. */
     allocationIntervalMs: z.number().int().min(50).max(10_000).default(500),
+    /** Bandwidth probes before climbing to a higher layer. */
+    probe: probeSchema,
   })
   .prefault({})
   .refine(

@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { AudioConnection } from './audio-connection.js';
+import type { ProbeStats } from './bandwidth/prober.js';
 import { startPublisherFeedback } from './bandwidth/publisher-feedback.js';
 import type { Consumer } from './consumer.js';
 import { SfuError } from './errors.js';
@@ -106,6 +107,19 @@ export class Session extends TypedEmitter<SessionEvents> {
   /** The bandwidth estimate of this participant's subscribe connection in bit/s, if it reported any. */
   get subscriptionBandwidth(): number | undefined {
     return this.#subscriptions.bandwidthEstimate;
+  }
+
+  /** Counters of the bandwidth probes of this participant's subscribe connection. */
+  get subscriptionProbes(): ProbeStats {
+    return this.#subscriptions.probeStats;
+  }
+
+  /**
+   * How long `consumer` (one of {@link Session.consumers}) waits after a step down or a failed
+   * bandwidth probe before it may climb to a higher layer again, ms.
+   */
+  upgradeHoldMs(consumer: Consumer): number {
+    return this.#subscriptions.upgradeHoldMs(consumer);
   }
 
   /** Re-picks the simulcast layer of every watched stream from the bandwidth estimate now. */

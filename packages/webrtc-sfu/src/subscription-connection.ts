@@ -10,6 +10,8 @@ import {
 } from 'werift';
 import { BandwidthEstimator } from './bandwidth/bandwidth-estimator.js';
 import { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
+import { paddingPossible } from './bandwidth/probe-padding.js';
+import { Prober, type ProbeStats } from './bandwidth/prober.js';
 import { transportFeedbackResults } from './bandwidth/transport-feedback.js';
 import { UpgradeHold } from './bandwidth/upgrade-hold.js';
 import { Consumer } from './consumer.js';
@@ -56,7 +58,10 @@ const smallestLayerBitrate = 10_000;
  * A participant's subscribe connection: the SFU offers one send-only video transceiver per watched
  * stream and the client answers. Transceivers of ended subscriptions go inactive and are reused.
  * It estimates the subscriber's bandwidth from its TWCC feedback or REMB and, every
- * `bandwidth.allocationIntervalMs`, picks each stream's layer (or pauses it) to fit.
+ * `bandwidth.allocationIntervalMs`, picks each stream's layer (or pauses it) to fit. With TWCC and
+ * RTX, a climb to a higher layer (or a resume) waits for a bandwidth probe: padding up to what the
+ * climb needs, for `bandwidth.probe.durationMs`; the climb happens only if the probe's feedback is
+ * clean, and a failed probe holds the climbing streams back like an undone climb (`UpgradeHold`).
  */
 export class SubscriptionConnection {
   readonly #subscriberId: string;
@@ -67,6 +72,9 @@ export class SubscriptionConnection {
   readonly #idle: RTCRtpTransceiver[] = [];
   readonly #estimator: BandwidthEstimator;
   readonly #holds = new WeakMap<Consumer, UpgradeHold>();
+  readonly #prober: Prober;
+  /** What a passed probe showed the link carries (video bit/s), until when it may be used. */
+  #probeGrant: { bitrate: number; untilMs: number } | undefined;
   readonly #listened = new WeakSet<RTCDtlsTransport>();
   readonly #stopListening: Array<() => void> = [];
   #allocationTimer: NodeJS.Timeout | undefined;
@@ -85,6 +93,17 @@ export class SubscriptionConnection {
     this.#totals = totals;
     this.#onConsumerClose = onConsumerClose;
     this.#estimator = new BandwidthEstimator(options.bandwidth);
+    this.#prober = new Prober(options.bandwidth.probe);
+  }
+
+  /** Counters of this subscriber's bandwidth probes. */
+  get probeStats(): ProbeStats {
+    return { ...this.#prober.stats };
+  }
+
+  /** How long `consumer` waits after a step down (or a failed probe) before it may climb, ms. */
+  upgradeHoldMs(consumer: Consumer): number {
+    return this.#holdOf(consumer).holdMs;
   }
 
   /** The subscriber's bandwidth estimate in bit/s, or `undefined` while it reported none. */
@@ -170,15 +189,7 @@ export class SubscriptionConnection {
   allocate(): void {
     if (this.#closed) return;
     const nowMs = performance.now();
-    const { audioReserveBitrate, upgradeHeadroom, upgradeHoldMs } = this.#options.bandwidth;
-    const holdOf = (consumer: Consumer): UpgradeHold => {
-      let hold = this.#holds.get(consumer);
-      if (hold === undefined) {
-        hold = new UpgradeHold(upgradeHoldMs);
-        this.#holds.set(consumer, hold);
-      }
-      return hold;
-    };
+    const { audioReserveBitrate, upgradeHeadroom } = this.#options.bandwidth;
     const estimate = this.#estimator.bitrate(nowMs);
     const budget = estimate === undefined ? undefined : Math.max(0, estimate - audioReserveBitrate);
     const entries = [...this.#consumers.values()]
@@ -192,20 +203,98 @@ export class SubscriptionConnection {
         layerBitrates: layers.map((layer) => Math.max(smallestLayerBitrate, layer.bitrate)),
         maxLayer: qualityLayerIndex(consumer.quality, layers.length),
         currentLayer: consumer.paused ? undefined : index >= 0 ? index : layers.length - 1,
-        mayUpgrade: holdOf(consumer).mayClimb(nowMs),
+        mayUpgrade: this.#holdOf(consumer).mayClimb(nowMs),
       };
     });
     const chosen = allocateLayers(streams, budget, upgradeHeadroom);
+    this.#probeBeforeClimbing(
+      entries.map(({ consumer }) => consumer),
+      streams,
+      chosen,
+      nowMs,
+    );
     entries.forEach(({ consumer, layers }, position) => {
       const choice = chosen[position];
       const before = streams[position]?.currentLayer;
       if (before !== undefined && (choice === undefined || choice < before)) {
-        holdOf(consumer).steppedDown(nowMs);
+        this.#holdOf(consumer).steppedDown(nowMs);
       } else if (choice !== undefined && (before === undefined || choice > before)) {
-        holdOf(consumer).climbed(nowMs);
+        this.#holdOf(consumer).climbed(nowMs);
       }
       consumer.setTargetLayer(choice === undefined ? undefined : layers[choice]);
     });
+  }
+
+  /**
+   * With climbs among `chosen` and no passed probe covering them: keeps the climbing streams where
+   * they are (in `chosen`) and starts a probe to what the climbs need, unless one runs already.
+   * Without transport-wide feedback, RTX, or with probes disabled, lets the climbs through.
+   */
+  #probeBeforeClimbing(
+    consumers: readonly Consumer[],
+    streams: readonly AllocationStream[],
+    chosen: Array<number | undefined>,
+    nowMs: number,
+  ): void {
+    const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
+    const climbing = streams.map((stream, position) => {
+      const choice = chosen[position];
+      return choice !== undefined && (stream.currentLayer === undefined || choice > stream.currentLayer);
+    });
+    if (!climbing.some(Boolean)) return;
+    let needed = 0;
+    let current = 0;
+    streams.forEach((stream, position) => {
+      const choice = chosen[position];
+      if (choice !== undefined) {
+        needed += (stream.layerBitrates[choice] ?? 0) * (climbing[position] ? upgradeHeadroom : 1);
+      }
+      if (stream.currentLayer !== undefined) current += stream.layerBitrates[stream.currentLayer] ?? 0;
+    });
+    const grant = this.#probeGrant;
+    if (grant !== undefined && nowMs <= grant.untilMs && needed <= grant.bitrate) {
+      this.#probeGrant = undefined;
+      return;
+    }
+    const paddable = [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
+    if (!probe.enabled || this.#estimator.transportEstimate === undefined || paddable.length === 0) return;
+    const climbers = consumers.filter((_, position) => climbing[position]);
+    streams.forEach((stream, position) => {
+      if (climbing[position]) chosen[position] = stream.currentLayer;
+    });
+    if (this.#prober.running) return;
+    const padder = paddable[0]?.consumer;
+    this.#estimator.probing = true;
+    this.#prober.start(
+      needed,
+      (paddingBytes) =>
+        padder === undefined || padder.closed ? undefined : padder.sendPadding(paddingBytes),
+      (passed, finished) => {
+        const doneMs = performance.now();
+        // What the layers forwarded now need, with the climbing headroom so the measured bitrates'
+        // jitter does not pause them, and well below what the failed climb needed.
+        this.#estimator.probed(passed, (current + audioReserveBitrate) * upgradeHeadroom, doneMs);
+        if (passed) {
+          this.#probeGrant = {
+            bitrate: finished.targetBitrate / probe.overshoot,
+            untilMs: doneMs + 2 * this.#options.bandwidth.allocationIntervalMs + 1_000,
+          };
+        } else {
+          for (const consumer of climbers) this.#holdOf(consumer).probeFailed(doneMs);
+        }
+        this.allocate();
+      },
+      nowMs,
+    );
+  }
+
+  #holdOf(consumer: Consumer): UpgradeHold {
+    let hold = this.#holds.get(consumer);
+    if (hold === undefined) {
+      hold = new UpgradeHold(this.#options.bandwidth.upgradeHoldMs);
+      this.#holds.set(consumer, hold);
+    }
+    return hold;
   }
 
   /** The streams carried now, with their mids. */
@@ -222,6 +311,7 @@ export class SubscriptionConnection {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#allocationTimer);
+    this.#prober.stop();
     for (const stop of this.#stopListening.splice(0)) stop();
     for (const { consumer } of [...this.#consumers.values()]) consumer.close();
     this.#peer?.close().catch(() => {});
@@ -237,7 +327,10 @@ export class SubscriptionConnection {
 
   #onRtcp(packet: RtcpPacket): void {
     if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof TransportWideCC) {
-      this.#estimator.transportFeedback(transportFeedbackResults(packet.feedback), performance.now());
+      const results = transportFeedbackResults(packet.feedback);
+      const nowMs = performance.now();
+      this.#estimator.transportFeedback(results, nowMs);
+      this.#prober.feedback(results, nowMs);
     } else if (
       packet instanceof RtcpPayloadSpecificFeedback &&
       packet.feedback instanceof ReceiverEstimatedMaxBitrate
@@ -261,8 +354,10 @@ export class SubscriptionConnection {
       totals: this.#totals,
       quality,
     });
-    consumer.onPacketSent = (sequenceNumber, bytes, nowMs) =>
+    consumer.onPacketSent = (sequenceNumber, bytes, nowMs) => {
       this.#estimator.packetSent(sequenceNumber, bytes, nowMs);
+      this.#prober.packetSent(sequenceNumber, bytes, nowMs);
+    };
     const key = streamKey(producer);
     this.#consumers.set(key, { consumer, transceiver });
     this.#startAllocating();

@@ -258,10 +258,11 @@ describe('simulcast', () => {
     await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer under the limit', patient);
 
     subscriber.transportFeedback?.limit(undefined);
+    // Each climb now waits for a bandwidth probe (and the hold after the probes that failed under the limit).
     await waitFor(
       () => settledLayer(subscriber, mid) === 2,
       'the high layer after the limit was lifted',
-      20_000,
+      patient,
     );
     expect(
       expectContinuousStream(subscriber.packets.filter((received) => received.mid === mid)).switches,

@@ -51,6 +51,11 @@ export class BandwidthEstimator {
   #baseDelayMs = Number.POSITIVE_INFINITY;
   #baseDelaySetMs = 0;
   #window = { received: 0, lost: 0, bytes: 0, firstMs: 0, lastMs: 0, delaySum: 0, minDelay: Infinity };
+  /**
+   * While a bandwidth probe runs, its own padding may congest the link: the estimate then neither
+   * grows nor falls from feedback, and the probe's verdict decides ({@link BandwidthEstimator.probed}).
+   */
+  probing = false;
 
   constructor(options: BandwidthEstimatorOptions) {
     this.#options = options;
@@ -114,9 +119,28 @@ export class BandwidthEstimator {
     }
   }
 
+  /**
+   * A bandwidth probe's verdict: a failed probe sets the transport estimate to `fallbackBitrate`
+   * (what the layers forwarded now need: the failure came from the probe's own padding) and holds
+   * it for a second before it may grow again; a passed one changes nothing.
+   */
+  probed(passed: boolean, fallbackBitrate: number, nowMs: number): void {
+    this.probing = false;
+    if (passed || this.#transportEstimate === undefined) return;
+    this.#transportEstimate = Math.max(
+      this.#options.minBitrate,
+      Math.min(this.#options.maxBitrate, fallbackBitrate),
+    );
+    this.#lastDecreaseMs = nowMs;
+    this.#lastGrowthMs = nowMs;
+    this.#growing = false;
+  }
+
   /** The current estimate in bit/s, or `undefined` while the subscriber reported nothing. */
   bitrate(nowMs: number): number | undefined {
-    if (this.#transportEstimate !== undefined && nowMs - this.#lastFeedbackMs > idleMs) this.#grow(nowMs);
+    if (this.#transportEstimate !== undefined && nowMs - this.#lastFeedbackMs > idleMs && !this.probing) {
+      this.#grow(nowMs);
+    }
     const transport = this.#transportEstimate;
     const receiver = this.#receiverEstimate;
     if (transport === undefined) return receiver;
@@ -137,7 +161,9 @@ export class BandwidthEstimator {
     const spanMs = window.lastMs - window.firstMs;
     const delivered = spanMs > 0 ? (window.bytes * 8 * 1000) / spanMs : undefined;
     const estimate = this.#transportEstimate ?? this.#options.initialBitrate;
-    if (loss > lossDecrease || queuingMs > queuingDecreaseMs) {
+    if (this.probing) {
+      this.#lastGrowthMs = nowMs;
+    } else if (loss > lossDecrease || queuingMs > queuingDecreaseMs) {
       // 85 % of what got through, not 85 % of an estimate already cut: while a queue drains, window
       // after window is late, and compounding the cut would fall far below what the link carries.
       const cut =

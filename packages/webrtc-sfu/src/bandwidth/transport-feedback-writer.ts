@@ -14,6 +14,12 @@ const flushEveryMs = 100;
 /** A report spans at most this many sequence numbers; a larger jump starts over. */
 const maxSpan = 8_000;
 
+/** Bytes of a TWCC report after its 4-byte RTCP header: SSRCs, fixed fields, chunks, deltas. */
+function feedbackBodyBytes(chunks: number, recvDeltas: readonly RecvDelta[]): number {
+  const deltaBytes = recvDeltas.reduce((sum, delta) => sum + (delta.type === receivedSmall ? 1 : 2), 0);
+  return 8 + 8 + 2 * chunks + deltaBytes;
+}
+
 /** Microseconds on a monotonic clock. */
 export function monotonicMicroseconds(): number {
   return Number(process.hrtime.bigint() / 1000n);
@@ -116,7 +122,15 @@ export class TransportFeedbackWriter {
       fbPktCount: this.#feedbackCount,
       packetChunks,
       recvDeltas,
-      header: new RtcpHeader({ type: 205, count: TransportWideCC.count, version: 2, padding: true }),
+      // The P bit only when padding follows: werift sets no padding bytes on a report already of a
+      // multiple of 4 bytes but keeps the bit, and receivers (werift, browsers) then strip bytes
+      // that are not padding and drop the report (about one report in four).
+      header: new RtcpHeader({
+        type: 205,
+        count: TransportWideCC.count,
+        version: 2,
+        padding: feedbackBodyBytes(packetChunks.length, recvDeltas) % 4 !== 0,
+      }),
     });
     this.#feedbackCount = (this.#feedbackCount + 1) % 256;
     return feedback;

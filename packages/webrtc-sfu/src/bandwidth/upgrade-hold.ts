@@ -8,8 +8,8 @@ const maxHoldFactor = 8;
  * `upgradeHoldMs`; when the step down undoes a climb of the last 5 s (the estimate grew while the
  * link stayed narrow, and the higher layer congested it), the wait doubles, up to 8 times
  * `upgradeHoldMs`, so a subscriber behind a narrow link tries a layer that does not fit ever less
- * often instead of every few seconds. A step down long after the last climb starts again from
- * `upgradeHoldMs`. Pure: callers pass the time.
+ * often instead of every few seconds. A failed bandwidth probe before a climb counts the same. A
+ * step down long after the last climb starts again from `upgradeHoldMs`. Pure: callers pass the time.
  */
 export class UpgradeHold {
   readonly #baseMs: number;
@@ -35,6 +35,15 @@ export class UpgradeHold {
   /** Notes a climb to a higher layer, or a resume from pause. */
   climbed(nowMs: number): void {
     this.#lastClimbMs = nowMs;
+  }
+
+  /**
+   * Notes a failed bandwidth probe before a climb: like a climb undone at once, it doubles the
+   * hold (up to 8 times `upgradeHoldMs`) and starts it now.
+   */
+  probeFailed(nowMs: number): void {
+    this.#lastClimbMs = nowMs;
+    this.steppedDown(nowMs);
   }
 
   /** Notes a step down to a lower layer, or a pause. */

@@ -21,7 +21,7 @@ export {
   SimulcastTestPublisher,
 } from './simulcast-test-publisher.js';
 export { readSyntheticVp8, type SyntheticFrameOptions, syntheticVp8Frame } from './synthetic-vp8.js';
-export { TransportFeedbackSender } from './transport-feedback-sender.js';
+export { type LimitBehaviour, TransportFeedbackSender } from './transport-feedback-sender.js';
 export {
   type PublishRate,
   type ReceivedPacket,

@@ -138,6 +138,9 @@ export class VideoTestSubscriber {
   onPacket: ((received: ReceivedPacket) => void) | undefined;
   /** Sends TWCC feedback when constructed with `transportCc`. */
   readonly transportFeedback: TransportFeedbackSender | undefined;
+  /** Arrival times (wall clock, ms) of padding-only packets, such as the SFU's bandwidth probes. */
+  readonly paddingArrivals: number[] = [];
+  #listening = false;
 
   /**
    * `transportCc` negotiates transport-wide sequence numbers and sends TWCC feedback on what
@@ -161,19 +164,6 @@ export class VideoTestSubscriber {
         .getTransceivers()
         .find((candidate) => candidate.receiver.tracks.includes(track));
       track.onReceiveRtp.subscribe((packet) => {
-        if (this.transportFeedback !== undefined && transceiver !== undefined) {
-          const id = transceiver.headerExtensions.find(
-            (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
-          )?.id;
-          const extension = packet.header.extensions.find((candidate) => candidate.id === id);
-          if (extension !== undefined && extension.payload.length >= 2) {
-            this.transportFeedback.received(
-              extension.payload.readUInt16BE(0),
-              packet.serializeSize,
-              packet.header.ssrc,
-            );
-          }
-        }
         const received = { mid: transceiver?.mid ?? '', packet, receivedAtMs: wallClockMs() };
         this.counts.set(received.mid, (this.counts.get(received.mid) ?? 0) + 1);
         if (this.keepPackets) this.packets.push(received);
@@ -182,9 +172,36 @@ export class VideoTestSubscriber {
     });
   }
 
+  /**
+   * Feeds every RTP packet of the transport to the TWCC feedback, padding-only packets on an RTX
+   * SSRC too (werift's receiver drops those before any track sees them), and notes the padding.
+   */
+  #listenToTransport(): void {
+    const transceiver = this.peer.getTransceivers()[0];
+    const transport = transceiver?.receiver.dtlsTransport;
+    if (this.#listening || transceiver === undefined || transport === undefined) return;
+    this.#listening = true;
+    transport.onRtp.subscribe((packet) => {
+      if (packet.payload.length === 0 && packet.header.padding) this.paddingArrivals.push(wallClockMs());
+      if (this.transportFeedback === undefined) return;
+      const id = transceiver.headerExtensions.find(
+        (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
+      )?.id;
+      const extension = packet.header.extensions.find((candidate) => candidate.id === id);
+      if (extension !== undefined && extension.payload.length >= 2) {
+        this.transportFeedback.received(
+          extension.payload.readUInt16BE(0),
+          packet.header.serializeSize + packet.payload.length + packet.header.paddingSize,
+          packet.header.ssrc,
+        );
+      }
+    });
+  }
+
   /** Applies the SFU's offer and returns the answer. */
   async answer(offer: string): Promise<string> {
     await this.peer.setRemoteDescription({ type: 'offer', sdp: offer });
+    this.#listenToTransport();
     const answer = await localSdp(this.peer, 'answer');
     startRestartedIce(this.peer);
     return answer;

@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSfu, type Router, type Sfu, type SfuOptionsInput } from '../src/index.js';
+import {
+  type LimitBehaviour,
+  layerFrameBase,
+  loopbackSfuOptions,
+  type ReceivedPacket,
+  readSyntheticVp8,
+  SimulcastTestPublisher,
+  VideoTestSubscriber,
+  waitFor,
+} from '../src/testing/index.js';
+
+let sfu: Sfu;
+const clients: Array<{ close(): Promise<void> }> = [];
+
+function track<T extends { close(): Promise<void> }>(client: T): T {
+  clients.push(client);
+  return client;
+}
+
+afterEach(async () => {
+  sfu?.close();
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+/** Deadline of each wait: generous, as the suite runs on a busy shared machine. */
+const patient = 30_000;
+
+/**
+ * Quick allocation and a fast-growing estimate, so a subscriber on the low layer wants the next
+ * one within a couple of seconds; the upgrade hold starts at 500 ms.
+ */
+const options = {
+  ...loopbackSfuOptions,
+  bandwidth: { allocationIntervalMs: 100, upgradeHoldMs: 500, increasePerSecond: 1 },
+} satisfies SfuOptionsInput;
+
+async function publishSimulcast(router: Router, participantId: string): Promise<void> {
+  const session = router.createSession(participantId);
+  const publisher = track(new SimulcastTestPublisher());
+  await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+  publisher.start();
+  const producer = router.getProducer(participantId, 'video');
+  await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
+}
+
+/** A subscriber with TWCC whose feedback pretends a link of `limit` bit/s from the start. */
+async function subscribeLimited(
+  router: Router,
+  participantId: string,
+  limit: number,
+  behaviour: LimitBehaviour,
+): Promise<{ subscriber: VideoTestSubscriber; mid: string }> {
+  const session = router.createSession(participantId);
+  const subscriber = track(new VideoTestSubscriber({ transportCc: true }));
+  subscriber.transportFeedback?.limit(limit, behaviour);
+  const offer = await session.updateSubscriptions({
+    subscribe: [{ participantId: 'alice', kind: 'video' }],
+    unsubscribe: [],
+  });
+  await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const mid = offer.streams[0]?.mid;
+  if (mid === undefined) throw new Error('no stream in offer');
+  return { subscriber, mid };
+}
+
+function layerOf(received: ReceivedPacket): number {
+  const frame = readSyntheticVp8(received.packet.payload);
+  if (frame === undefined) throw new Error('not a synthetic packet');
+  return Math.floor(frame.frameNumber / layerFrameBase);
+}
+
+/** Layer of the last `count` packets on `mid`, if they all agree. */
+function settledLayer(subscriber: VideoTestSubscriber, mid: string, count = 20): number | undefined {
+  const recent = subscriber.packets.filter((received) => received.mid === mid).slice(-count);
+  if (recent.length < count) return undefined;
+  const layers = new Set(recent.map(layerOf));
+  return layers.size === 1 ? [...layers][0] : undefined;
+}
+
+describe('bandwidth probes before a climb', () => {
+  it('probes with padding before climbing, and climbs once the probe comes back clean', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('probe-clean');
+    await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribeLimited(router, 'bob', 200_000, 'loss');
+    const bob = router.requireSession('bob');
+    const consumer = bob.consumers[0];
+    // The low layer, or paused: on a loaded machine the estimate may fall below the low layer too.
+    await waitFor(
+      () =>
+        (bob.subscriptionBandwidth ?? Infinity) < 400_000 &&
+        (consumer?.paused === true || consumer?.currentLayer?.rid === 'l'),
+      'the low layer (or a pause) behind 200 kbit/s',
+      patient,
+    );
+
+    const liftedAt = performance.timeOrigin + performance.now();
+    const passedBefore = bob.subscriptionProbes.passed;
+    subscriber.transportFeedback?.limit(undefined);
+    await waitFor(
+      () => settledLayer(subscriber, mid) === 2,
+      'the high layer after the limit was lifted',
+      patient,
+    );
+
+    const firstHigher = subscriber.packets.find(
+      (received) => received.mid === mid && received.receivedAtMs > liftedAt && layerOf(received) > 0,
+    );
+    const firstPadding = subscriber.paddingArrivals.find((atMs) => atMs > liftedAt);
+    expect(firstHigher).toBeDefined();
+    expect(firstPadding).toBeDefined();
+    expect(firstPadding ?? Infinity).toBeLessThan(firstHigher?.receivedAtMs ?? 0);
+    expect(bob.subscriptionProbes.passed).toBeGreaterThan(passedBefore);
+    expect(bob.subscriptionProbes.paddingPackets).toBeGreaterThan(0);
+  }, 120_000);
+
+  for (const behaviour of ['loss', 'delay'] as const) {
+    it(`stays on the low layer when the probe's feedback shows ${behaviour === 'loss' ? 'loss' : 'a growing delay'}, and holds back longer after each failed probe`, async () => {
+      sfu = createSfu(options);
+      const router = sfu.createRouter(`probe-${behaviour}`);
+      await publishSimulcast(router, 'alice');
+      const { subscriber, mid } = await subscribeLimited(router, 'bob', 200_000, behaviour);
+      const bob = router.requireSession('bob');
+      const consumer = bob.consumers[0];
+      if (consumer === undefined) throw new Error('no consumer');
+      await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer behind 200 kbit/s', patient);
+      const settledAt = subscriber.packets.length;
+      const switchesBefore = consumer.stats.layerSwitches;
+      const failedBefore = bob.subscriptionProbes.failed;
+      const paddingBefore = subscriber.paddingArrivals.length;
+
+      await waitFor(
+        () => bob.subscriptionProbes.failed >= failedBefore + 2,
+        'two failed probes while the estimate grew on the narrow link',
+        patient,
+      );
+      expect(subscriber.paddingArrivals.length).toBeGreaterThan(paddingBefore);
+      expect(consumer.stats.layerSwitches).toBe(switchesBefore);
+      const since = subscriber.packets.slice(settledAt).filter((received) => received.mid === mid);
+      expect(since.length).toBeGreaterThan(0);
+      expect(new Set(since.map(layerOf))).toEqual(new Set([0]));
+      expect(bob.upgradeHoldMs(consumer)).toBeGreaterThan(500);
+      // Not above the low layer (a cut of the estimate may still pause it: that is not a probe's doing).
+      expect(consumer.targetLayer?.rid ?? 'l').toBe('l');
+    }, 120_000);
+  }
+});
