@@ -71,9 +71,16 @@ function layerOf(received: ReceivedPacket): number {
   return Math.floor(frame.frameNumber / layerFrameBase);
 }
 
-/** Layer of the last `count` packets on `mid`, if they all agree. */
-function settledLayer(subscriber: VideoTestSubscriber, mid: string, count = 20): number | undefined {
-  const recent = subscriber.packets.filter((received) => received.mid === mid).slice(-count);
+/** Layer of the last `count` packets on `mid` (received after `sinceMs`), if they all agree. */
+function settledLayer(
+  subscriber: VideoTestSubscriber,
+  mid: string,
+  count = 20,
+  sinceMs = Number.NEGATIVE_INFINITY,
+): number | undefined {
+  const recent = subscriber.packets
+    .filter((received) => received.mid === mid && received.receivedAtMs > sinceMs)
+    .slice(-count);
   if (recent.length < count) return undefined;
   const layers = new Set(recent.map(layerOf));
   return layers.size === 1 ? [...layers][0] : undefined;
@@ -99,8 +106,9 @@ describe('bandwidth probes before a climb', () => {
     const liftedAt = performance.timeOrigin + performance.now();
     const passedBefore = bob.subscriptionProbes.passed;
     subscriber.transportFeedback?.limit(undefined);
+    // Packets of the high layer the subscriber got before it settled low must not count.
     await waitFor(
-      () => settledLayer(subscriber, mid) === 2,
+      () => settledLayer(subscriber, mid, 20, liftedAt) === 2,
       'the high layer after the limit was lifted',
       patient,
     );
