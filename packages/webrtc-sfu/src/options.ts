@@ -128,9 +128,11 @@ const probeSchema = z
      * Before a subscriber's stream climbs to a higher layer (or resumes), send it padding up to what
      * the climb needs for `durationMs` and climb only if its transport-wide feedback shows neither
      * loss nor a growing delay. Needs transport-wide feedback and RTX (the padding goes on the RTX
-     * SSRC); without them a stream climbs on the estimate alone.
+     * SSRC); without them a stream climbs on the estimate alone. Off by default: with Chromium
+     * behind a shaped link, most probes failed on a delay growth of 40-50 ms and the failures kept
+     * the viewer's video paused although its estimate carried the low layer.
      */
-    enabled: z.boolean().default(true),
+    enabled: z.boolean().default(false),
     /**
      * How long a probe sends padding, ms. Long enough that a token-bucket shaper's burst (8 kB is
      * 64 kbit: a fifth of a 300 kbit/s link for a second) cannot hide the limit.

@@ -33,7 +33,12 @@ const patient = 30_000;
  */
 const options = {
   ...loopbackSfuOptions,
-  bandwidth: { allocationIntervalMs: 100, upgradeHoldMs: 500, increasePerSecond: 1 },
+  bandwidth: {
+    allocationIntervalMs: 100,
+    upgradeHoldMs: 500,
+    increasePerSecond: 1,
+    probe: { enabled: true },
+  },
 } satisfies SfuOptionsInput;
 
 async function publishSimulcast(router: Router, participantId: string): Promise<void> {
