@@ -78,6 +78,8 @@ describe('configuration that would lie is refused at start-up, naming the variab
       upgradeHoldMs: 5_000,
       audioReserveBitrate: 64_000,
       allocationIntervalMs: 250,
+      // No variable sets the probes: the SFU's defaults.
+      probe: parseSfuOptions({}).bandwidth.probe,
     });
     expect(set.limits.sessionsPerRouter).toBe(12);
 
