@@ -237,19 +237,23 @@ export class SubscriptionConnection {
     nowMs: number,
   ): void {
     const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
+    // A paused stream resumes at its lowest layer on the estimate alone: only a climb above that
+    // waits for a probe (a probe that fails must not keep video paused that the estimate carries).
     const climbing = streams.map((stream, position) => {
       const choice = chosen[position];
-      return choice !== undefined && (stream.currentLayer === undefined || choice > stream.currentLayer);
+      if (choice === undefined) return false;
+      return stream.currentLayer === undefined ? choice > 0 : choice > stream.currentLayer;
     });
     if (!climbing.some(Boolean)) return;
     let needed = 0;
     let current = 0;
     streams.forEach((stream, position) => {
       const choice = chosen[position];
-      if (choice !== undefined) {
-        needed += (stream.layerBitrates[choice] ?? 0) * (climbing[position] ? upgradeHeadroom : 1);
-      }
-      if (stream.currentLayer !== undefined) current += stream.layerBitrates[stream.currentLayer] ?? 0;
+      if (choice === undefined) return;
+      needed += (stream.layerBitrates[choice] ?? 0) * (climbing[position] ? upgradeHeadroom : 1);
+      // What is forwarded while the probe runs: the kept layer of a climbing stream, else the choice.
+      const kept = climbing[position] ? (stream.currentLayer ?? 0) : choice;
+      current += stream.layerBitrates[kept] ?? 0;
     });
     const grant = this.#probeGrant;
     if (grant !== undefined && nowMs <= grant.untilMs && needed <= grant.bitrate) {
@@ -260,7 +264,7 @@ export class SubscriptionConnection {
     if (!probe.enabled || this.#estimator.transportEstimate === undefined || paddable.length === 0) return;
     const climbers = consumers.filter((_, position) => climbing[position]);
     streams.forEach((stream, position) => {
-      if (climbing[position]) chosen[position] = stream.currentLayer;
+      if (climbing[position]) chosen[position] = stream.currentLayer ?? 0;
     });
     if (this.#prober.running) return;
     const padder = paddable[0]?.consumer;

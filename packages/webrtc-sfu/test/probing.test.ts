@@ -159,4 +159,37 @@ describe('bandwidth probes before a climb', () => {
       expect(consumer.targetLayer?.rid ?? 'l').toBe('l');
     }, 120_000);
   }
+
+  it('resumes a paused stream at its low layer behind a link that carries it, and keeps it there while probes for more fail', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('probe-resume');
+    await publishSimulcast(router, 'alice');
+    // 40 kbit/s carries no layer beside the audio reserve: the stream pauses.
+    const { subscriber, mid } = await subscribeLimited(router, 'bob', 40_000, 'delay');
+    const bob = router.requireSession('bob');
+    const consumer = bob.consumers[0];
+    if (consumer === undefined) throw new Error('no consumer');
+    await waitFor(() => consumer.paused, 'the stream paused behind 40 kbit/s', patient);
+
+    // 250 kbit/s carries the low layer (100 kbit/s), not the middle one (300 kbit/s).
+    const liftedAt = performance.timeOrigin + performance.now();
+    subscriber.transportFeedback?.limit(250_000, 'delay');
+    await waitFor(
+      () => settledLayer(subscriber, mid, 20, liftedAt) === 0,
+      'the low layer again behind 250 kbit/s',
+      patient,
+    );
+    const failedBefore = bob.subscriptionProbes.failed;
+    const resumedAt = subscriber.packets.length;
+    await waitFor(
+      () => bob.subscriptionProbes.failed >= failedBefore + 2,
+      'two failed probes of a climb above the low layer',
+      patient,
+    );
+    expect(consumer.paused).toBe(false);
+    expect(consumer.targetLayer?.rid).toBe('l');
+    const since = subscriber.packets.slice(resumedAt).filter((received) => received.mid === mid);
+    expect(since.length).toBeGreaterThan(0);
+    expect(new Set(since.map(layerOf))).toEqual(new Set([0]));
+  }, 120_000);
 });
