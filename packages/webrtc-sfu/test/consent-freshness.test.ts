@@ -1,36 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSfu, type Sfu } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
 import {
   delayStunResponses,
-  loopbackSfuOptions,
   VideoTestPublisher,
   VideoTestSubscriber,
   waitFor,
 } from '../src/testing/index.js';
+import { offerVideoSubscription, publishVideo, sfuTestBed } from './support/sfu-test-bed.js';
 
-let sfu: Sfu;
-const clients: Array<{ close(): Promise<void> }> = [];
-
-afterEach(async () => {
-  sfu?.close();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const bed = sfuTestBed();
 
 describe('ICE consent freshness', () => {
   it('counts a consent response that a busy event loop handles seconds late', async () => {
-    sfu = createSfu(loopbackSfuOptions);
-    const router = sfu.createRouter('meeting');
-    const alice = router.createSession('alice');
-    const bob = router.createSession('bob');
-    const publisher = new VideoTestPublisher();
-    const subscriber = new VideoTestSubscriber();
-    clients.push(publisher, subscriber);
-    await publisher.acceptAnswer(await alice.publish('video', await publisher.createOffer()));
-    const offer = await bob.updateSubscriptions({
-      subscribe: [{ participantId: 'alice', kind: 'video' }],
-      unsubscribe: [],
-    });
-    await bob.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+    const router = bed.start().createRouter('meeting');
+    const publisher = bed.track(new VideoTestPublisher());
+    const subscriber = bed.track(new VideoTestSubscriber());
+    await publishVideo(router, 'alice', publisher);
+    const offer = await offerVideoSubscription(router, 'bob', 'alice');
+    await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
     await waitFor(() => subscriber.peer.connectionState === 'connected', 'the subscriber connected');
     const pair = subscriber.peer.iceTransports[0]?.connection.nominated;
     if (pair === undefined) throw new Error('no nominated pair');

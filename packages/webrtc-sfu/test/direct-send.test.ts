@@ -1,23 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RTP_EXTENSION_URI } from 'werift';
-import { createSfu, type Sfu } from '../src/index.js';
-import {
-  loopbackSfuOptions,
-  VideoTestPublisher,
-  VideoTestSubscriber,
-  waitFor,
-} from '../src/testing/index.js';
+import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '../src/testing/index.js';
+import { offerVideoSubscription, publishVideo, sfuTestBed } from './support/sfu-test-bed.js';
 
 // Forwarded video leaves through DirectRtpSender, which writes headers and counters werift's own
 // sendRtp used to write: these tests read them where a receiver does.
 
-let sfu: Sfu;
-const clients: Array<{ close(): Promise<void> }> = [];
-
-afterEach(async () => {
-  sfu?.close();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const bed = sfuTestBed();
 
 /** What werift's receiver keeps of the sender reports it got, by SSRC. */
 interface ReceiverReportView {
@@ -26,21 +15,13 @@ interface ReceiverReportView {
 }
 
 async function forwardToTransportCcSubscriber() {
-  sfu = createSfu(loopbackSfuOptions);
-  const router = sfu.createRouter('direct-send');
-  const publisherSession = router.createSession('alice');
-  const publisher = new VideoTestPublisher({ payloadType: 120 });
-  clients.push(publisher);
-  await publisher.acceptAnswer(await publisherSession.publish('video', await publisher.createOffer()));
+  const router = bed.start().createRouter('direct-send');
+  const publisher = bed.track(new VideoTestPublisher({ payloadType: 120 }));
+  await publishVideo(router, 'alice', publisher);
   publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
-  const subscriber = new VideoTestSubscriber({ transportCc: true });
-  clients.push(subscriber);
-  const session = router.createSession('bob');
-  const offer = await session.updateSubscriptions({
-    subscribe: [{ participantId: 'alice', kind: 'video' }],
-    unsubscribe: [],
-  });
-  await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const subscriber = bed.track(new VideoTestSubscriber({ transportCc: true }));
+  const offer = await offerVideoSubscription(router, 'bob', 'alice');
+  await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
   const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid;
   if (mid === undefined) throw new Error('no stream in the offer');
   return { router, publisher, subscriber, mid };

@@ -1,35 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSfu, type Sfu } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
 import {
-  loopbackSfuOptions,
   sendClientHelloBeforeNomination,
   VideoTestPublisher,
   VideoTestSubscriber,
   waitFor,
 } from '../src/testing/index.js';
+import { offerVideoSubscription, publishVideo, sfuTestBed } from './support/sfu-test-bed.js';
 
-let sfu: Sfu;
-const clients: Array<{ close(): Promise<void> }> = [];
-
-afterEach(async () => {
-  sfu?.close();
-  await Promise.all(clients.splice(0).map((client) => client.close()));
-});
+const bed = sfuTestBed();
 
 describe('DTLS setup', () => {
   it('answers a ClientHello that reached the SFU before its ICE side nominated, without a retransmission', async () => {
-    sfu = createSfu(loopbackSfuOptions);
-    const router = sfu.createRouter('meeting');
-    const alice = router.createSession('alice');
-    const bob = router.createSession('bob');
-    const publisher = new VideoTestPublisher();
-    const subscriber = new VideoTestSubscriber();
-    clients.push(publisher, subscriber);
-    await publisher.acceptAnswer(await alice.publish('video', await publisher.createOffer()));
-    const offer = await bob.updateSubscriptions({
-      subscribe: [{ participantId: 'alice', kind: 'video' }],
-      unsubscribe: [],
-    });
+    const router = bed.start().createRouter('meeting');
+    const publisher = bed.track(new VideoTestPublisher());
+    const subscriber = bed.track(new VideoTestSubscriber());
+    await publishVideo(router, 'alice', publisher);
+    const offer = await offerVideoSubscription(router, 'bob', 'alice');
+    const bob = router.requireSession('bob');
     const answer = await subscriber.answer(offer.sdp);
     // The SFU offers, so it is the DTLS server and the side that nominates; the subscriber's
     // ClientHello now reaches it while it still waits for the answer to its nominating check.
