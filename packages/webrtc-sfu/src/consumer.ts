@@ -6,7 +6,6 @@ import {
   type RtcpPacket,
   RtcpPayloadSpecificFeedback,
   RtcpTransportLayerFeedback,
-  RtpHeader,
   type RtpPacket,
   TransportWideCC,
   wrapRtx,

@@ -20,6 +20,9 @@ import { send } from './security-test-support.js';
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** CI (`CI=true`) has Chromium: there a missing one fails instead of skipping. */
 const runnable = existsSync(chromiumPath) || process.env.CI === 'true';
+/** One browser step's bound, and the whole test's: a busy machine (the full suite) slows Chromium. */
+const stepTimeoutMs = 30_000;
+const testTimeoutMs = 120_000;
 
 /** The attacker's page: a form that posts `body` as text/plain, and a WebSocket to `/events`. */
 function attackerPage(target: string, body: string): string {
@@ -86,49 +89,68 @@ describe.runIf(runnable)('a page on another origin, with the victim’s cookie, 
     await server?.stop();
   });
 
-  it('refuses the forged form (403, IdP unchanged) and the WebSocket of the other origin', async () => {
-    const page = await context.newPage();
-    await page.goto(`${attackerUrl}/`);
-    expect(
-      await page.evaluate(() => (globalThis as unknown as { socketResult: Promise<string> }).socketResult),
-    ).toBe('closed 1006');
-    const [answer] = await Promise.all([
-      page.waitForResponse((response) => response.url().includes('/admin/auth/saml/victim.example')),
-      page.evaluate(() =>
-        (globalThis as unknown as { document: { getElementById(id: string): { submit(): void } } }).document
-          .getElementById('forge')
-          .submit(),
-      ),
-    ]);
-    expect(answer.request().headers().cookie ?? (await answer.request().allHeaders()).cookie).toContain(
-      'ZM_AUTH_TOKEN=',
-    );
-    expect(answer.status()).toBe(403);
-    expect(await storedIdp()).toBeUndefined();
-    await page.close();
-  });
+  it(
+    'refuses the forged form (403, IdP unchanged) and the WebSocket of the other origin',
+    async () => {
+      const page = await context.newPage();
+      // Every step has its own bound (generous: the full suite runs several browsers on two cores),
+      // so a stall names the step instead of ending as the test's timeout.
+      page.setDefaultTimeout(stepTimeoutMs);
+      await page.goto(`${attackerUrl}/`);
+      expect(
+        await page.evaluate(
+          (bound) =>
+            Promise.race([
+              (globalThis as unknown as { socketResult: Promise<string> }).socketResult,
+              new Promise<string>((resolve) => setTimeout(() => resolve('no close within the bound'), bound)),
+            ]),
+          stepTimeoutMs,
+        ),
+      ).toBe('closed 1006');
+      const [answer] = await Promise.all([
+        page.waitForResponse((response) => response.url().includes('/admin/auth/saml/victim.example')),
+        page.evaluate(() =>
+          (globalThis as unknown as { document: { getElementById(id: string): { submit(): void } } }).document
+            .getElementById('forge')
+            .submit(),
+        ),
+      ]);
+      expect(answer.request().headers().cookie ?? (await answer.request().allHeaders()).cookie).toContain(
+        'ZM_AUTH_TOKEN=',
+      );
+      expect(answer.status()).toBe(403);
+      expect(await storedIdp()).toBeUndefined();
+      await page.close();
+    },
+    testTimeoutMs,
+  );
 
-  it('lets a page of the server’s own origin import XML and open /events with the cookie', async () => {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/examples/meeting/`);
-    const result = await page.evaluate(
-      async ({ xml, events }) => {
-        const imported = await fetch('/admin/auth/saml/victim.example', {
-          method: 'POST',
-          headers: { 'content-type': 'application/xml' },
-          body: xml,
-        });
-        const socketResult = await new Promise<string>((resolve) => {
-          const socket = new WebSocket(events);
-          socket.onmessage = (event) => resolve(JSON.parse(event.data).type);
-          socket.onclose = (event) => resolve(`closed ${event.code}`);
-        });
-        return { status: imported.status, socketResult };
-      },
-      { xml: metadata, events: `${server.url.replace('http:', 'ws:')}/events` },
-    );
-    expect(result).toEqual({ status: 200, socketResult: 'websocketConnected' });
-    expect(await storedIdp()).toBe('https://evil.example/idp');
-    await page.close();
-  });
+  it(
+    'lets a page of the server’s own origin import XML and open /events with the cookie',
+    async () => {
+      const page = await context.newPage();
+      page.setDefaultTimeout(stepTimeoutMs);
+      await page.goto(`${server.url}/examples/meeting/`);
+      const result = await page.evaluate(
+        async ({ xml, events }) => {
+          const imported = await fetch('/admin/auth/saml/victim.example', {
+            method: 'POST',
+            headers: { 'content-type': 'application/xml' },
+            body: xml,
+          });
+          const socketResult = await new Promise<string>((resolve) => {
+            const socket = new WebSocket(events);
+            socket.onmessage = (event) => resolve(JSON.parse(event.data).type);
+            socket.onclose = (event) => resolve(`closed ${event.code}`);
+          });
+          return { status: imported.status, socketResult };
+        },
+        { xml: metadata, events: `${server.url.replace('http:', 'ws:')}/events` },
+      );
+      expect(result).toEqual({ status: 200, socketResult: 'websocketConnected' });
+      expect(await storedIdp()).toBe('https://evil.example/idp');
+      await page.close();
+    },
+    testTimeoutMs,
+  );
 });
