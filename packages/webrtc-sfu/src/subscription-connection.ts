@@ -237,6 +237,18 @@ export class SubscriptionConnection {
     nowMs: number,
   ): void {
     const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
+    const paddable = [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
+    const probing = probe.enabled && this.#estimator.transportEstimate !== undefined && paddable.length > 0;
+    if (probing) {
+      // One layer at a time: a probe to the next layer's rate, not to the estimate's whole climb.
+      // Behind a narrow link a probe far above it leaves a queue that outlasts the probe; a step
+      // keeps the overshoot small, and a climb that passes goes on one probe later.
+      streams.forEach((stream, position) => {
+        const choice = chosen[position];
+        if (choice === undefined) return;
+        chosen[position] = Math.min(choice, stream.currentLayer === undefined ? 0 : stream.currentLayer + 1);
+      });
+    }
     // A paused stream resumes at its lowest layer on the estimate alone: only a climb above that
     // waits for a probe (a probe that fails must not keep video paused that the estimate carries).
     const climbing = streams.map((stream, position) => {
@@ -260,8 +272,7 @@ export class SubscriptionConnection {
       this.#probeGrant = undefined;
       return;
     }
-    const paddable = [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
-    if (!probe.enabled || this.#estimator.transportEstimate === undefined || paddable.length === 0) return;
+    if (!probing) return;
     const climbers = consumers.filter((_, position) => climbing[position]);
     streams.forEach((stream, position) => {
       if (climbing[position]) chosen[position] = stream.currentLayer ?? 0;
@@ -279,8 +290,10 @@ export class SubscriptionConnection {
         // jitter does not pause them, and well below what the failed climb needed.
         this.#estimator.probed(passed, (current + audioReserveBitrate) * upgradeHeadroom, doneMs);
         if (passed) {
+          // What the link carried: layer bitrates measured a moment later may have grown a little
+          // (a layer that just came up is still ramping), which must not ask for the same probe again.
           this.#probeGrant = {
-            bitrate: finished.targetBitrate / probe.overshoot,
+            bitrate: finished.targetBitrate,
             untilMs: doneMs + 2 * this.#options.bandwidth.allocationIntervalMs + 1_000,
           };
         } else {

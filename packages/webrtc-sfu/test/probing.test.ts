@@ -129,6 +129,41 @@ describe('bandwidth probes before a climb', () => {
     expect(bob.subscriptionProbes.paddingPackets).toBeGreaterThan(0);
   }, 120_000);
 
+  it('climbs one layer per clean probe when the estimate allows two at once', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('probe-steps');
+    await publishSimulcast(router, 'alice');
+    const session = router.createSession('bob');
+    const subscriber = track(new VideoTestSubscriber({ transportCc: true }));
+    const offer = await session.updateSubscriptions({
+      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
+      unsubscribe: [],
+    });
+    await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+    const mid = offer.streams[0]?.mid ?? '';
+    // The low layer (100 kbit/s) goes through unhindered while the estimate grows past what the
+    // high layer needs: asking for high quality then allows two layers up at once.
+    await waitFor(
+      () => settledLayer(subscriber, mid) === 0 && (session.subscriptionBandwidth ?? 0) > 4_000_000,
+      'the low layer and an estimate above 4 Mbit/s',
+      patient,
+    );
+    const askedAt = performance.timeOrigin + performance.now();
+    const passedBefore = session.subscriptionProbes.passed;
+    const again = await session.updateSubscriptions({
+      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'high' }],
+      unsubscribe: [],
+    });
+    await session.acceptSubscriptionAnswer(await subscriber.answer(again.sdp));
+    await waitFor(() => settledLayer(subscriber, mid, 20, askedAt) === 2, 'the high layer', patient);
+
+    const above = subscriber.packets.filter(
+      (received) => received.mid === mid && received.receivedAtMs > askedAt && layerOf(received) > 0,
+    );
+    expect(above[0] === undefined ? undefined : layerOf(above[0])).toBe(1);
+    expect(session.subscriptionProbes.passed - passedBefore).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
   for (const behaviour of ['loss', 'delay'] as const) {
     it(`stays on the low layer when the probe's feedback shows ${behaviour === 'loss' ? 'loss' : 'a growing delay'}, and holds back longer after each failed probe`, async () => {
       sfu = createSfu(options);

@@ -27,6 +27,11 @@ const holdAfterDecreaseMs = 1_000;
 const baseDelayRefreshMs = 30_000;
 /** Without feedback for this long (nothing sent, e.g. video paused) the estimate keeps climbing. */
 const idleMs = 1_000;
+/**
+ * After a failed probe, the queue its padding left behind drains for up to this long, ms: feedback
+ * on it then neither cuts the estimate below the probe's fallback nor lets it grow.
+ */
+const probeDrainMs = 2_000;
 
 /**
  * A subscriber's available bandwidth, from transport-wide congestion control feedback (TWCC) on the
@@ -51,6 +56,8 @@ export class BandwidthEstimator {
   #baseDelayMs = Number.POSITIVE_INFINITY;
   #baseDelaySetMs = 0;
   #window = { received: 0, lost: 0, bytes: 0, firstMs: 0, lastMs: 0, delaySum: 0, minDelay: Infinity };
+  /** Until when a failed probe's queue drains, and the estimate it must not be cut below meanwhile. */
+  #drain = { untilMs: Number.NEGATIVE_INFINITY, floorBitrate: 0 };
   /**
    * While a bandwidth probe runs, its own padding may congest the link: the estimate then neither
    * grows nor falls from feedback, and the probe's verdict decides ({@link BandwidthEstimator.probed}).
@@ -122,7 +129,8 @@ export class BandwidthEstimator {
   /**
    * A bandwidth probe's verdict: a failed probe sets the transport estimate to `fallbackBitrate`
    * (what the layers forwarded now need: the failure came from the probe's own padding) and holds
-   * it for a second before it may grow again; a passed one changes nothing.
+   * it for a second before it may grow again; for two seconds, while the queue the padding left
+   * drains, feedback does not cut it below that. A passed one changes nothing.
    */
   probed(passed: boolean, fallbackBitrate: number, nowMs: number): void {
     this.probing = false;
@@ -131,6 +139,7 @@ export class BandwidthEstimator {
       this.#options.minBitrate,
       Math.min(this.#options.maxBitrate, fallbackBitrate),
     );
+    this.#drain = { untilMs: nowMs + probeDrainMs, floorBitrate: this.#transportEstimate };
     this.#lastDecreaseMs = nowMs;
     this.#lastGrowthMs = nowMs;
     this.#growing = false;
@@ -168,7 +177,9 @@ export class BandwidthEstimator {
       // after window is late, and compounding the cut would fall far below what the link carries.
       const cut =
         delivered === undefined ? estimate * decreaseFactor : Math.min(estimate, delivered * decreaseFactor);
-      this.#transportEstimate = Math.max(this.#options.minBitrate, cut);
+      // The failed probe's own queue draining is not the link getting worse.
+      const floor = nowMs < this.#drain.untilMs ? this.#drain.floorBitrate : 0;
+      this.#transportEstimate = Math.max(this.#options.minBitrate, floor, Math.min(estimate, cut));
       this.#lastDecreaseMs = nowMs;
       this.#growing = false;
     } else if (loss < lossIncrease && queuingMs < queuingIncreaseMs) {

@@ -68,6 +68,20 @@ describe('BandwidthEstimator', () => {
     }
     expect(estimator.transportEstimate ?? 0).toBeGreaterThan(cut * 1.5);
   });
+
+  it('after a failed probe, does not cut below its fallback while the probe’s queue drains (2 s), then cuts again', () => {
+    const estimator = new BandwidthEstimator(estimatorOptions);
+    exchange(estimator, 0, 0, 40);
+    estimator.probing = true;
+    estimator.probed(false, 900_000, 300);
+    expect(estimator.transportEstimate).toBe(900_000);
+    // Half lost, about 800 kbit/s delivered: a cut would be to about 700 kbit/s.
+    exchange(estimator, 40, 400, 40, 2);
+    exchange(estimator, 80, 1_500, 40, 2);
+    expect(estimator.transportEstimate).toBe(900_000);
+    exchange(estimator, 120, 2_400, 40, 2);
+    expect(estimator.transportEstimate ?? Infinity).toBeLessThan(750_000);
+  });
 });
 
 describe('allocateLayers', () => {
