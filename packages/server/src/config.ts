@@ -317,6 +317,8 @@ export const environmentSchema = z.object({
   MEETING_STOP_ACTIVE_AT_START: z.enum(['auto', 'true', 'false']).default('auto'),
   /** The SFU's bandwidth estimation and layer allocation (`MEETING_BANDWIDTH_*`). */
   ...meetingBandwidthVariables,
+  /** Bandwidth probes before a subscriber's stream climbs a layer; unset: the SFU's default (on). */
+  MEETING_BANDWIDTH_PROBES: booleanText.optional(),
   /**
    * What this process runs, comma-separated: `api` (the HTTP API; alone it needs PostgreSQL and
    * Redis and drives media nodes), `media` (alone: a media node on Redis, serving only `/health/`).
@@ -789,7 +791,10 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
         values.MEETING_STOP_ACTIVE_AT_START === 'auto'
           ? !/^postgres(ql)?:\/\//i.test(values.CHAT_DATABASE_URL ?? '')
           : values.MEETING_STOP_ACTIVE_AT_START === 'true',
-      bandwidth: bandwidth.options,
+      bandwidth:
+        values.MEETING_BANDWIDTH_PROBES === undefined
+          ? bandwidth.options
+          : { ...bandwidth.options, probe: { enabled: values.MEETING_BANDWIDTH_PROBES } },
     },
     cluster: {
       roles: values.NODE_ROLES.split(',') as NodeRole[],

@@ -125,14 +125,14 @@ const audioSchema = z
 const probeSchema = z
   .strictObject({
     /**
-     * Before a subscriber's stream climbs to a higher layer (or resumes), send it padding up to what
-     * the climb needs for `durationMs` and climb only if its transport-wide feedback shows neither
+     * Before a subscriber's stream climbs to a higher layer, send it padding up to what the next
+     * layer up needs for `durationMs` and climb only if its transport-wide feedback shows neither
      * loss nor a growing delay. Needs transport-wide feedback and RTX (the padding goes on the RTX
-     * SSRC); without them a stream climbs on the estimate alone. Off by default: with Chromium
-     * behind a shaped link, most probes failed on a delay growth of 40-50 ms and the failures kept
-     * the viewer's video paused although its estimate carried the low layer.
+     * SSRC); without them a stream climbs on the estimate alone. On by default: with Chromium behind
+     * a 300 kbit/s shaped link, probes left the viewer on its low layer with 1 switch in three runs
+     * where climbing on the estimate alone made 8 switches and froze its video for most of the time.
      */
-    enabled: z.boolean().default(false),
+    enabled: z.boolean().default(true),
     /**
      * How long a probe sends padding, ms. Long enough that a token-bucket shaper's burst (8 kB is
      * 64 kbit: a fifth of a 300 kbit/s link for a second) cannot hide the limit.

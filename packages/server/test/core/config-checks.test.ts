@@ -65,6 +65,7 @@ describe('configuration that would lie is refused at start-up, naming the variab
           MEETING_BANDWIDTH_UPGRADE_HOLD_MS: '5000',
           MEETING_BANDWIDTH_AUDIO_RESERVE_BITRATE: '64000',
           MEETING_BANDWIDTH_ALLOCATION_INTERVAL_MS: '250',
+          MEETING_BANDWIDTH_PROBES: 'false',
           MEETING_MAX_PARTICIPANTS: '12',
         }),
       ),
@@ -78,11 +79,13 @@ describe('configuration that would lie is refused at start-up, naming the variab
       upgradeHoldMs: 5_000,
       audioReserveBitrate: 64_000,
       allocationIntervalMs: 250,
-      // No variable sets the probes: the SFU's defaults.
-      probe: parseSfuOptions({}).bandwidth.probe,
+      // The variable turns probes off; their tuning keeps the SFU's defaults.
+      probe: { ...parseSfuOptions({}).bandwidth.probe, enabled: false },
     });
     expect(set.limits.sessionsPerRouter).toBe(12);
 
+    expect(parseSfuOptions(sfuOptions(loadConfig({}))).bandwidth.probe.enabled).toBe(true);
+    expect(configRefusal({ MEETING_BANDWIDTH_PROBES: 'sometimes' })).toContain('MEETING_BANDWIDTH_PROBES');
     expect(configRefusal({ MEETING_BANDWIDTH_MIN_BITRATE: '5000' })).toMatch(
       /MEETING_BANDWIDTH_MIN_BITRATE: .*10000.* \(received "5000"\)/,
     );

@@ -221,12 +221,12 @@ describe('simulcast from headless Chromium', () => {
           hostAddresses: [vethAddresses[0], ...namespaces.map((side) => side.outerAddress)],
           onlyAddresses: addresses,
         },
-        // SIMULCAST_PROBES=on runs it with bandwidth probes (off by default), to compare the shaped watcher's switches.
+        // SIMULCAST_PROBES=off runs it without bandwidth probes (on by default), to compare the shaped watcher's switches.
         bandwidth: {
           allocationIntervalMs: 200,
           upgradeHoldMs: 1_000,
           increasePerSecond: 0.5,
-          probe: { enabled: process.env.SIMULCAST_PROBES === 'on' },
+          probe: { enabled: process.env.SIMULCAST_PROBES !== 'off' },
         },
       });
       const browsers: Browser[] = [];
