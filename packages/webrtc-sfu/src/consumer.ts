@@ -8,7 +8,6 @@ import {
   RtcpTransportLayerFeedback,
   type RtpPacket,
   TransportWideCC,
-  wrapRtx,
 } from 'werift';
 import { sendPaddingPacket } from './bandwidth/probe-padding.js';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';

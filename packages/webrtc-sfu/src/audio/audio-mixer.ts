@@ -266,7 +266,7 @@ export class AudioMixer {
     const pcm = this.#mix;
     for (let index = 0; index < pcm.length; index += 1) {
       const sample = (total[index] as number) - (own === undefined ? 0 : (own[index] as number));
-      pcm[index] = sample > 32_767 ? 32_767 : sample < -32_768 ? -32_768 : sample;
+      pcm[index] = Math.min(32_767, Math.max(-32_768, sample));
     }
     this.stats.framesEncoded += 1;
     return encoder.encode(pcm);
