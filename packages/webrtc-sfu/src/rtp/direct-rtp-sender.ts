@@ -54,10 +54,7 @@ interface IceConnectionInternals {
     protocol: {
       transport: {
         closed?: boolean;
-        socket?: {
-          send(data: Buffer, port: number, address: string): void;
-          on(event: 'error', listener: (error: Error) => void): unknown;
-        };
+        socket?: { send(data: Buffer, port: number, address: string): void };
       };
     };
   };
@@ -201,9 +198,6 @@ export class DirectRtpSender {
   }
 }
 
-/** Sockets given the 'error' listener below (werift's own sends share them). */
-const guardedSockets = new WeakSet<object>();
-
 function transmit(connection: IceConnectionInternals, data: Buffer): void {
   // RFC 7675: no application data once consent expired (werift's own send checks the same).
   if (!connection.canSendApplicationData()) return;
@@ -214,13 +208,8 @@ function transmit(connection: IceConnectionInternals, data: Buffer): void {
     return;
   }
   if (pair.protocol.transport.closed) return;
-  if (!guardedSockets.has(socket)) {
-    // Without a callback, dgram reports a failed send (an unreachable address after a network
-    // change) as an 'error' event; werift's UDP socket has no listener, so it would end the process.
-    // One datagram lost is UDP's ordinary fate: ICE consent notices a path that stays dead.
-    guardedSockets.add(socket);
-    socket.on('error', () => {});
-  }
+  // Without a callback a failed send is dropped, or (a failed address lookup) reported as an 'error'
+  // event, which our werift patch listens to on every UDP transport socket.
   try {
     socket.send(data, pair.remoteAddr[1], pair.remoteAddr[0]);
   } catch {
