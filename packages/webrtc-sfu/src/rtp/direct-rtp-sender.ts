@@ -1,4 +1,11 @@
-import { ntpTime, type RTCRtpSender, RTP_EXTENSION_URI, RtpHeader, RtpPacket } from 'werift';
+import {
+  ExtensionProfiles,
+  ntpTime,
+  type RTCRtpSender,
+  RTP_EXTENSION_URI,
+  RtpHeader,
+  RtpPacket,
+} from 'werift';
 import {
   type ExtensionLayout,
   type OutgoingRtpFields,
@@ -168,7 +175,15 @@ export class DirectRtpSender {
     payload: Buffer,
     ssrc: number,
   ): number | undefined {
-    const header = new RtpHeader({ ...fields, payloadType, ssrc });
+    // No layout means one-byte elements cannot carry the extensions (an id above 14, a mid over 16
+    // bytes); werift's sendRtp keeps the profile it is given and writes one-byte elements by default,
+    // which for id 15 a receiver stops parsing at and for higher ids do not fit in a byte.
+    const header = new RtpHeader({
+      ...fields,
+      payloadType,
+      ssrc,
+      extensionProfile: ExtensionProfiles.TwoByte,
+    });
     if (ssrc !== this.#internals.ssrc) {
       // werift's sendRtp would put the stream's own SSRC on a retransmission.
       this.#internals.dtlsTransport.sendRtp(payload, header).catch(() => {});
