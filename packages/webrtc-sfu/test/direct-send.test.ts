@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RTP_EXTENSION_URI } from 'werift';
+import { ExtensionProfiles, RTP_EXTENSION_URI, type RtpPacket } from 'werift';
 import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '../src/testing/index.js';
 import { offerVideoSubscription, publishVideo, sfuTestBed } from './support/sfu-test-bed.js';
 
@@ -14,14 +14,26 @@ interface ReceiverReportView {
   remoteOctetCountBySsrc: Record<number, number>;
 }
 
-async function forwardToTransportCcSubscriber() {
+/**
+ * `transportCcId` replaces the transport-wide extension's id in the SFU's offer the subscriber
+ * answers (the answer echoes it, and the SFU's sender takes the answer's ids).
+ */
+async function forwardToTransportCcSubscriber(transportCcId?: number) {
   const router = bed.start().createRouter('direct-send');
   const publisher = bed.track(new VideoTestPublisher({ payloadType: 120 }));
   await publishVideo(router, 'alice', publisher);
   publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
   const subscriber = bed.track(new VideoTestSubscriber({ transportCc: true }));
   const offer = await offerVideoSubscription(router, 'bob', 'alice');
-  await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const offered =
+    transportCcId === undefined
+      ? offer.sdp
+      : offer.sdp.replace(
+          new RegExp(`a=extmap:\\d+ ${RTP_EXTENSION_URI.transportWideCC}`, 'g'),
+          `a=extmap:${transportCcId} ${RTP_EXTENSION_URI.transportWideCC}`,
+        );
+  if (transportCcId !== undefined) expect(offered).toContain(`a=extmap:${transportCcId} `);
+  await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offered));
   const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid;
   if (mid === undefined) throw new Error('no stream in the offer');
   return { router, publisher, subscriber, mid };
@@ -49,6 +61,44 @@ describe('forwarded packets on the wire', () => {
       .map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
     expect(new Set(steps)).toEqual(new Set([1]));
     // The subscriber reports on these numbers in its transport-wide feedback.
+    await waitFor(
+      () => (subscriber.transportFeedback?.sent ?? 0) > 0,
+      'transport-wide feedback from the subscriber',
+    );
+  });
+
+  it("fall back to werift's sendRtp for an extension id above 14, numbered like the direct path", async () => {
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(15);
+    const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
+    if (consumer === undefined) throw new Error('no consumer');
+    const reported = new Set<number>();
+    const estimator = consumer.onPacketSent;
+    consumer.onPacketSent = (transportSequenceNumber, bytes, nowMs) => {
+      reported.add(transportSequenceNumber);
+      estimator?.(transportSequenceNumber, bytes, nowMs);
+    };
+    const numberOf = (packet: RtpPacket) =>
+      packet.header.extensions.find((extension) => extension.id === 15)?.payload.readUInt16BE(0);
+    const stream = () => subscriber.packets.filter((entry) => entry.mid === mid);
+    // Loopback keeps the order: once a packet sent after the hook arrived, so were all before it.
+    await waitFor(() => {
+      const last = stream().at(-1)?.packet;
+      return last !== undefined && reported.has(numberOf(last) ?? -1);
+    }, 'a packet numbered after the hook');
+    const first = stream().length;
+    await waitFor(() => stream().length >= first + 60, 'video packets at the subscriber');
+
+    const received = stream().slice(first, first + 60);
+    // One-byte header elements cannot carry id 15: werift's own path, with two-byte elements.
+    expect(new Set(received.map(({ packet }) => packet.header.extensionProfile))).toEqual(
+      new Set([ExtensionProfiles.TwoByte]),
+    );
+    const numbers = received.map(({ packet }) => numberOf(packet));
+    expect(numbers.every((value) => value !== undefined && reported.has(value))).toBe(true);
+    const steps = numbers
+      .slice(1)
+      .map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
+    expect(new Set(steps)).toEqual(new Set([1]));
     await waitFor(
       () => (subscriber.transportFeedback?.sent ?? 0) > 0,
       'transport-wide feedback from the subscriber',

@@ -1,4 +1,11 @@
-import { ntpTime, type RTCRtpSender, RTP_EXTENSION_URI, RtpHeader, RtpPacket } from 'werift';
+import {
+  ExtensionProfiles,
+  ntpTime,
+  type RTCRtpSender,
+  RTP_EXTENSION_URI,
+  RtpHeader,
+  RtpPacket,
+} from 'werift';
 import {
   type ExtensionLayout,
   type OutgoingRtpFields,
@@ -54,10 +61,7 @@ interface IceConnectionInternals {
     protocol: {
       transport: {
         closed?: boolean;
-        socket?: {
-          send(data: Buffer, port: number, address: string): void;
-          on(event: 'error', listener: (error: Error) => void): unknown;
-        };
+        socket?: { send(data: Buffer, port: number, address: string): void };
       };
     };
   };
@@ -171,7 +175,15 @@ export class DirectRtpSender {
     payload: Buffer,
     ssrc: number,
   ): number | undefined {
-    const header = new RtpHeader({ ...fields, payloadType, ssrc });
+    // No layout means one-byte elements cannot carry the extensions (an id above 14, a mid over 16
+    // bytes); werift's sendRtp keeps the profile it is given and writes one-byte elements by default,
+    // which for id 15 a receiver stops parsing at and for higher ids do not fit in a byte.
+    const header = new RtpHeader({
+      ...fields,
+      payloadType,
+      ssrc,
+      extensionProfile: ExtensionProfiles.TwoByte,
+    });
     if (ssrc !== this.#internals.ssrc) {
       // werift's sendRtp would put the stream's own SSRC on a retransmission.
       this.#internals.dtlsTransport.sendRtp(payload, header).catch(() => {});
@@ -201,9 +213,6 @@ export class DirectRtpSender {
   }
 }
 
-/** Sockets given the 'error' listener below (werift's own sends share them). */
-const guardedSockets = new WeakSet<object>();
-
 function transmit(connection: IceConnectionInternals, data: Buffer): void {
   // RFC 7675: no application data once consent expired (werift's own send checks the same).
   if (!connection.canSendApplicationData()) return;
@@ -214,13 +223,8 @@ function transmit(connection: IceConnectionInternals, data: Buffer): void {
     return;
   }
   if (pair.protocol.transport.closed) return;
-  if (!guardedSockets.has(socket)) {
-    // Without a callback, dgram reports a failed send (an unreachable address after a network
-    // change) as an 'error' event; werift's UDP socket has no listener, so it would end the process.
-    // One datagram lost is UDP's ordinary fate: ICE consent notices a path that stays dead.
-    guardedSockets.add(socket);
-    socket.on('error', () => {});
-  }
+  // Without a callback a failed send is dropped, or (a failed address lookup) reported as an 'error'
+  // event, which our werift patch listens to on every UDP transport socket.
   try {
     socket.send(data, pair.remoteAddr[1], pair.remoteAddr[0]);
   } catch {
