@@ -50,7 +50,14 @@ async function connect(url: string, userId: string, queueId?: string): Promise<E
     socket.once('error', reject);
   });
   if (refused !== undefined) return { ...refused, socket, messages, next };
-  await next((message) => message.type === 'websocketConnected');
+  // A socket closed before its greeting (e.g. 1011 "events unavailable") fails at once, with its code.
+  const closedFirst = new Promise<never>((_resolve, reject) =>
+    socket.once('close', (code, reason) =>
+      reject(new Error(`the socket closed with ${code} ${String(reason)} before its greeting`)),
+    ),
+  );
+  closedFirst.catch(() => {});
+  await Promise.race([next((message) => message.type === 'websocketConnected'), closedFirst]);
   return { status: 101, body: '', socket, messages, next };
 }
 
