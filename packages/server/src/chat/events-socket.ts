@@ -48,7 +48,8 @@ export interface EventsSocketOptions {
    * With several API nodes: a socket asking for a queue id this node does not keep takes the session
    * over from the node that does (`resumed: true`, then `resync`: the events kept there stay there),
    * and a session whose grace ends here after another node took it over ends without
-   * `onSessionClosed`.
+   * `onSessionClosed`. While the directory cannot answer, a session whose grace ended is kept and
+   * the question asked again (every grace, at most 5 s).
    */
   directory?: EventsSessionDirectory;
 }
@@ -158,6 +159,8 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
   /** Sockets the server closed (stopping, fencing, a resumed session): no grace for them. */
   const closedByServer = new WeakSet<WebSocket>();
   const graceMs = options.reconnectGraceMs ?? 0;
+  /** How often a session whose grace ended asks the directory again while it cannot answer. */
+  const directoryRetryMs = Math.max(10, Math.min(graceMs, 5_000));
 
   /** Sends `frame` to the session's socket, or keeps it while the socket is away or closing. */
   const send = (session: EventsSession, frame: object) => {
@@ -186,20 +189,34 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     else options.onSessionClosed?.(session.userId, session.queueId);
   };
 
-  /** The grace of a dropped session is over: end it, quietly when another node took it over. */
+  /**
+   * The grace of a dropped session is over: end it, quietly when another node took it over. When
+   * the directory cannot tell (Redis away), the session is kept and the question asked again
+   * every `directoryRetryMs`: ending it could take a client that resumed on another node meanwhile
+   * out of its meetings, while keeping it costs at most the capped events kept for it.
+   */
   const graceOver = async (session: EventsSession, grace: NodeJS.Timeout) => {
     const directory = options.directory;
-    let owned = true;
+    let owned: boolean | undefined = true;
     if (directory !== undefined) {
-      // When the directory cannot tell, the session ends as it would on one node.
       owned = await directory.owns(session.queueId).catch((error: unknown) => {
-        options.logger.warn({ err: error }, 'could not tell whether another node took a session over');
-        return true;
+        options.logger.warn(
+          { err: error, retryMs: directoryRetryMs },
+          'could not tell whether another node took a session over: kept, asking again later',
+        );
+        return undefined;
       });
     }
     // A socket may have resumed the session while the directory answered (and dropped again, with
     // a grace of its own): only this grace, still current, ends it.
-    if (session.grace === grace && session.socket === undefined) end(session, !owned);
+    if (session.grace !== grace || session.socket !== undefined || session.ended) return;
+    if (owned === undefined) {
+      const retry: NodeJS.Timeout = setTimeout(() => void graceOver(session, retry), directoryRetryMs);
+      retry.unref();
+      session.grace = retry;
+      return;
+    }
+    end(session, !owned);
   };
 
   /**
