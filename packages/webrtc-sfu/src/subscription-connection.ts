@@ -237,6 +237,8 @@ export class SubscriptionConnection {
     nowMs: number,
   ): void {
     const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
+    // Nothing chosen above what is forwarded now (a resume at the lowest layer included): no probe.
+    if (!streams.some((stream, position) => (chosen[position] ?? -1) > (stream.currentLayer ?? 0))) return;
     const paddable = [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
     const probing = probe.enabled && this.#estimator.transportEstimate !== undefined && paddable.length > 0;
     if (probing) {
