@@ -195,12 +195,13 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
    * every `directoryRetryMs`: ending it could take a client that resumed on another node meanwhile
    * out of its meetings, while keeping it costs at most the capped events kept for it.
    */
-  const graceOver = async (session: EventsSession, grace: NodeJS.Timeout) => {
+  const graceOver = async (session: EventsSession, grace: NodeJS.Timeout, retrying = false) => {
     const directory = options.directory;
     let owned: boolean | undefined = true;
     if (directory !== undefined) {
       owned = await directory.owns(session.queueId).catch((error: unknown) => {
-        options.logger.warn(
+        // Once per session at warn: an outage must not log every session every few seconds.
+        options.logger[retrying ? 'debug' : 'warn'](
           { err: error, retryMs: directoryRetryMs },
           'could not tell whether another node took a session over: kept, asking again later',
         );
@@ -211,7 +212,7 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
     // a grace of its own): only this grace, still current, ends it.
     if (session.grace !== grace || session.socket !== undefined || session.ended) return;
     if (owned === undefined) {
-      const retry: NodeJS.Timeout = setTimeout(() => void graceOver(session, retry), directoryRetryMs);
+      const retry: NodeJS.Timeout = setTimeout(() => void graceOver(session, retry, true), directoryRetryMs);
       retry.unref();
       session.grace = retry;
       return;
