@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExtensionProfiles, RTP_EXTENSION_URI, type RtpPacket } from 'werift';
 import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '../src/testing/index.js';
-import { offerVideoSubscription, publishVideo, sfuTestBed } from './support/sfu-test-bed.js';
+import { offerVideoSubscription, publishVideo, sequenceSteps, sfuTestBed } from './support/sfu-test-bed.js';
 
 // Forwarded video leaves through DirectRtpSender, which writes headers and counters werift's own
 // sendRtp used to write: these tests read them where a receiver does.
@@ -56,10 +56,7 @@ describe('forwarded packets on the wire', () => {
       packet.header.extensions.find((extension) => extension.id === transportCcId)?.payload.readUInt16BE(0),
     );
     expect(numbers.every((value) => value !== undefined)).toBe(true);
-    const steps = numbers
-      .slice(1)
-      .map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
-    expect(new Set(steps)).toEqual(new Set([1]));
+    expect(new Set(sequenceSteps(numbers))).toEqual(new Set([1]));
     // The subscriber reports on these numbers in its transport-wide feedback.
     await waitFor(
       () => (subscriber.transportFeedback?.sent ?? 0) > 0,
@@ -95,10 +92,7 @@ describe('forwarded packets on the wire', () => {
     );
     const numbers = received.map(({ packet }) => numberOf(packet));
     expect(numbers.every((value) => value !== undefined && reported.has(value))).toBe(true);
-    const steps = numbers
-      .slice(1)
-      .map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
-    expect(new Set(steps)).toEqual(new Set([1]));
+    expect(new Set(sequenceSteps(numbers))).toEqual(new Set([1]));
     await waitFor(
       () => (subscriber.transportFeedback?.sent ?? 0) > 0,
       'transport-wide feedback from the subscriber',

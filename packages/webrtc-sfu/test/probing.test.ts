@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSfu, type Router, type Sfu, type SfuOptionsInput } from '../src/index.js';
+import { createSfu, type Router, type Sfu, type SfuOptionsInput, type StreamQuality } from '../src/index.js';
 import {
   type LimitBehaviour,
   layerFrameBase,
@@ -50,18 +50,22 @@ async function publishSimulcast(router: Router, participantId: string): Promise<
   await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
 }
 
-/** A subscriber with TWCC whose feedback pretends a link of `limit` bit/s from the start. */
+/**
+ * A subscriber with TWCC whose feedback pretends a link of `limit` bit/s from the start (none when
+ * `undefined`), watching alice's video at `quality` (the SFU's default when not given).
+ */
 async function subscribeLimited(
   router: Router,
   participantId: string,
-  limit: number,
+  limit: number | undefined,
   behaviour: LimitBehaviour,
+  quality?: StreamQuality,
 ): Promise<{ subscriber: VideoTestSubscriber; mid: string }> {
   const session = router.createSession(participantId);
   const subscriber = track(new VideoTestSubscriber({ transportCc: true }));
   subscriber.transportFeedback?.limit(limit, behaviour);
   const offer = await session.updateSubscriptions({
-    subscribe: [{ participantId: 'alice', kind: 'video' }],
+    subscribe: [{ participantId: 'alice', kind: 'video', quality }],
     unsubscribe: [],
   });
   await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
@@ -133,14 +137,8 @@ describe('bandwidth probes before a climb', () => {
     sfu = createSfu(options);
     const router = sfu.createRouter('probe-steps');
     await publishSimulcast(router, 'alice');
-    const session = router.createSession('bob');
-    const subscriber = track(new VideoTestSubscriber({ transportCc: true }));
-    const offer = await session.updateSubscriptions({
-      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
-      unsubscribe: [],
-    });
-    await session.acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
-    const mid = offer.streams[0]?.mid ?? '';
+    const { subscriber, mid } = await subscribeLimited(router, 'bob', undefined, 'loss', 'low');
+    const session = router.requireSession('bob');
     // The low layer (100 kbit/s) goes through unhindered while the estimate grows past what the
     // high layer needs: asking for high quality then allows two layers up at once.
     await waitFor(

@@ -7,6 +7,7 @@ import {
   VideoTestSubscriber,
   waitFor,
 } from '../src/testing/index.js';
+import { sequenceSteps } from './support/sfu-test-bed.js';
 
 let sfu: Sfu;
 const clients: Array<{ close(): Promise<void> }> = [];
@@ -61,10 +62,7 @@ describe('video forwarding', () => {
     );
     expect(frames.every((frame) => frame !== undefined)).toBe(true);
     const sequenceNumbers = subscriber.packets.map((received) => received.packet.header.sequenceNumber);
-    const steps = sequenceNumbers
-      .slice(1)
-      .map((value, index) => (value - (sequenceNumbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
-    expect(steps.every((step) => step === 1)).toBe(true);
+    expect(sequenceSteps(sequenceNumbers).every((step) => step === 1)).toBe(true);
     const publisherSsrc = publisher.peer.getSenders()[0]?.ssrc;
     const ssrcs = new Set(subscriber.packets.map((received) => received.packet.header.ssrc));
     expect(ssrcs.size).toBe(1);

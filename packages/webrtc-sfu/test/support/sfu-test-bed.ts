@@ -56,3 +56,8 @@ export function offerVideoSubscription(
   const session = router.getSession(participantId) ?? router.createSession(participantId);
   return session.updateSubscriptions({ subscribe: [{ participantId: to, kind: 'video' }], unsubscribe: [] });
 }
+
+/** Steps between consecutive 16-bit sequence numbers (RTP or transport-wide), across the wrap. */
+export function sequenceSteps(numbers: ReadonlyArray<number | undefined>): number[] {
+  return numbers.slice(1).map((value, index) => ((value ?? 0) - (numbers[index] ?? 0) + 0x1_0000) % 0x1_0000);
+}
