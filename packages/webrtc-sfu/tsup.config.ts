@@ -7,4 +7,6 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
+  // Optional: loaded with require() when installed and built.
+  external: ['@collab-suite/srtp-native'],
 });

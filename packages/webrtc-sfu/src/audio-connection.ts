@@ -20,6 +20,7 @@ const rtpHeaderSize = 12;
  */
 export class AudioConnection {
   readonly #participantId: string;
+  readonly #nativeSrtp: boolean;
   readonly #mixer: AudioMixer;
   readonly #peer: RTCPeerConnection;
   readonly #totals: SfuTotals;
@@ -30,7 +31,14 @@ export class AudioConnection {
   #lastFrameIndex = -2;
   #closed = false;
 
-  constructor(participantId: string, mixer: AudioMixer, ice: SfuOptions['ice'], totals: SfuTotals) {
+  constructor(
+    participantId: string,
+    mixer: AudioMixer,
+    ice: SfuOptions['ice'],
+    totals: SfuTotals,
+    srtp: SfuOptions['srtp'] = { native: true },
+  ) {
+    this.#nativeSrtp = srtp.native;
     this.#participantId = participantId;
     this.#totals = totals;
     this.#mixer = mixer;
@@ -94,7 +102,7 @@ export class AudioConnection {
   #send(payload: Uint8Array, frameIndex: number): void {
     const sender = this.#transceiver?.sender;
     if (this.#closed || sender?.codec === undefined) return;
-    this.#direct ??= new DirectRtpSender(sender);
+    this.#direct ??= new DirectRtpSender(sender, { nativeSrtp: this.#nativeSrtp });
     this.#sequenceNumber = (this.#sequenceNumber + 1) % 0x1_0000;
     const fields = {
       sequenceNumber: this.#sequenceNumber,

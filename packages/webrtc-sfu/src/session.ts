@@ -144,6 +144,7 @@ export class Session extends TypedEmitter<SessionEvents> {
         this.#router.mixer,
         this.#options.ice,
         this.#router.totals,
+        this.#options.srtp,
       );
       this.#audio = audio;
       this.#router.mixer.setMuted(this.participantId, !this.#audioEnabled);

@@ -370,6 +370,7 @@ export class SubscriptionConnection {
     if (reused !== undefined) transceiver.setDirection('sendonly');
     const consumer = new Consumer(producer, this.#subscriberId, transceiver, {
       retransmissionPackets: this.#options.limits.retransmissionPackets,
+      nativeSrtp: this.#options.srtp.native,
       totals: this.#totals,
       quality,
     });

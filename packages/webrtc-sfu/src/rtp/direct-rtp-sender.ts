@@ -10,8 +10,10 @@ import {
   type ExtensionLayout,
   type OutgoingRtpFields,
   planExtensions,
+  rtpHeaderLength,
   writeRtpHeader,
 } from './rtp-header-writer.js';
+import { type SrtpSessionKeys, sealerFor } from './srtp-sealing.js';
 
 export type { OutgoingRtpFields } from './rtp-header-writer.js';
 
@@ -45,7 +47,7 @@ interface DtlsInternals {
   iceTransport: { connection: IceConnectionInternals };
 }
 
-interface SrtpContextInternals {
+interface SrtpContextInternals extends SrtpSessionKeys {
   getSrtpSsrcState(ssrc: number): { rolloverCounter: number };
   updateRolloverCount(sequenceNumber: number, state: { rolloverCounter: number }): void;
   cipher: {
@@ -91,20 +93,25 @@ const ntpRefreshMs = 1_000;
  * sender-side estimator we do not use and goes down five chained `async` functions (a promise each)
  * to the UDP socket. Per packet this sender writes the header into one buffer, has werift's SRTP
  * context encrypt it (so rollover counters stay werift's, shared with the retransmissions that go
- * through werift), and hands the result to the nominated pair's socket at once. It keeps the
+ * through werift), and hands the result to the nominated pair's socket at once. With the optional
+ * `@collab-suite/srtp-native` addon installed (and `nativeSrtp`), the encryption itself runs on a
+ * cipher context kept per SRTP session instead of werift's new cipher object per packet. It keeps the
  * counters werift's sender reports and statistics read. Where it cannot (no nominated UDP pair, an
  * extension id above 14), it falls back to werift's `sendRtp`.
  */
 export class DirectRtpSender {
   readonly #sender: RTCRtpSender;
   readonly #internals: SenderInternals;
+  readonly #nativeSrtp: boolean;
   #layout: ExtensionLayout | undefined;
   #layoutSource: unknown;
   #ntpRefreshedAtMs = Number.NEGATIVE_INFINITY;
 
-  constructor(sender: RTCRtpSender) {
+  /** `nativeSrtp`: encrypt with the native addon when it is installed (the default). */
+  constructor(sender: RTCRtpSender, options: { nativeSrtp?: boolean } = {}) {
     this.#sender = sender;
     this.#internals = sender as unknown as SenderInternals;
+    this.#nativeSrtp = options.nativeSrtp ?? true;
   }
 
   /**
@@ -131,22 +138,42 @@ export class DirectRtpSender {
       dtls.transportSequenceNumber = (dtls.transportSequenceNumber + 1) & 0xffff;
       transportSequenceNumber = dtls.transportSequenceNumber;
     }
-    const header = writeRtpHeader(fields, payloadType, streamSsrc, layout, transportSequenceNumber, nowMs);
     const context = dtls.srtp.localContext;
     const state = context.getSrtpSsrcState(streamSsrc);
     context.updateRolloverCount(fields.sequenceNumber, state);
-    const encrypted = context.cipher.encryptRtp(
-      {
-        ssrc: streamSsrc,
-        sequenceNumber: fields.sequenceNumber,
-        serializeSize: header.length,
-        serialize: () => header,
-      },
-      payload,
-      state.rolloverCounter,
-    );
+    const sealer = this.#nativeSrtp ? sealerFor(context) : null;
+    let headerLength: number;
+    let encrypted: Buffer;
+    if (sealer !== null) {
+      const packet = writeRtpHeader(
+        fields,
+        payloadType,
+        streamSsrc,
+        layout,
+        transportSequenceNumber,
+        nowMs,
+        payload.length + sealer.tagLength,
+      );
+      headerLength = rtpHeaderLength(layout);
+      payload.copy(packet, headerLength);
+      sealer.seal(packet, headerLength, payload.length, state.rolloverCounter);
+      encrypted = packet;
+    } else {
+      const header = writeRtpHeader(fields, payloadType, streamSsrc, layout, transportSequenceNumber, nowMs);
+      headerLength = header.length;
+      encrypted = context.cipher.encryptRtp(
+        {
+          ssrc: streamSsrc,
+          sequenceNumber: fields.sequenceNumber,
+          serializeSize: header.length,
+          serialize: () => header,
+        },
+        payload,
+        state.rolloverCounter,
+      );
+    }
     // Sender reports describe the stream itself, not its retransmissions.
-    if (ssrc === undefined) this.#count(fields, payload.length, header.length, nowMs);
+    if (ssrc === undefined) this.#count(fields, payload.length, headerLength, nowMs);
     dtls.bytesSent += encrypted.length;
     dtls.packetsSent += 1;
     transmit(dtls.iceTransport.connection, encrypted);

@@ -65,7 +65,16 @@ export function planExtensions(
   return layout;
 }
 
-/** The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), in a new buffer. Pure. */
+/** Bytes of the RTP header {@link writeRtpHeader} writes for `layout`. */
+export function rtpHeaderLength(layout: ExtensionLayout): number {
+  return fixedHeaderSize + layout.blockSize;
+}
+
+/**
+ * The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), at the start of a new
+ * buffer of {@link rtpHeaderLength} plus `trailingBytes` (left unset, for the payload and an SRTP
+ * tag). Pure.
+ */
 export function writeRtpHeader(
   fields: OutgoingRtpFields,
   payloadType: number,
@@ -73,8 +82,10 @@ export function writeRtpHeader(
   layout: ExtensionLayout,
   transportSequenceNumber: number | undefined,
   nowMs: number,
+  trailingBytes = 0,
 ): Buffer {
-  const header = Buffer.allocUnsafe(fixedHeaderSize + layout.blockSize);
+  const headerLength = rtpHeaderLength(layout);
+  const header = Buffer.allocUnsafe(headerLength + trailingBytes);
   header[0] = layout.blockSize === 0 ? 0x80 : 0x90;
   header[1] = (fields.marker ? 0x80 : 0) | (payloadType & 0x7f);
   header.writeUInt16BE(fields.sequenceNumber, 2);
@@ -99,6 +110,6 @@ export function writeRtpHeader(
       offset += 3;
     }
   }
-  header.fill(0, offset);
+  header.fill(0, offset, headerLength);
   return header;
 }

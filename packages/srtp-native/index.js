@@ -1,0 +1,26 @@
+'use strict';
+// Loads the addon built by `node-gyp rebuild` (this package's install script). Requiring this
+// module throws when the addon is not built; @collab-suite/webrtc-sfu then keeps werift's own
+// SRTP encryption.
+const addon = require('./build/Release/srtp_native.node');
+
+/** RFC 3711 AES_CM_128_HMAC_SHA1_80, as werift and DTLS-SRTP number it. */
+const AES_CM_128_HMAC_SHA1_80 = 1;
+/** RFC 7714 AEAD_AES_128_GCM. */
+const AEAD_AES_128_GCM = 7;
+
+class SrtpSealer {
+  #handle;
+
+  constructor(profile, sessionKey, sessionSalt, sessionAuthKey) {
+    this.profile = profile;
+    this.tagLength = profile === AEAD_AES_128_GCM ? 16 : 10;
+    this.#handle = addon.createSealer(profile, sessionKey, sessionSalt, sessionAuthKey);
+  }
+
+  seal(packet, headerLength, payloadLength, rolloverCounter) {
+    return addon.seal(this.#handle, packet, headerLength, payloadLength, rolloverCounter);
+  }
+}
+
+module.exports = { SrtpSealer, AES_CM_128_HMAC_SHA1_80, AEAD_AES_128_GCM };
