@@ -13,7 +13,7 @@ import { sendPaddingPacket } from './bandwidth/probe-padding.js';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
 import type { ProducerLayer } from './producer-layer.js';
 import { DirectRtpSender, type OutgoingRtpFields } from './rtp/direct-rtp-sender.js';
-import { RetransmissionBuffer } from './rtp/retransmission-buffer.js';
+import { RetransmissionBuffer, type SentPacket } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
 import { type Vp8DescriptorFields, Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
 import type { SfuTotals } from './sfu-stats.js';
@@ -37,11 +37,6 @@ export interface ConsumerStats {
 
 /** Called for each packet sent with a transport-wide sequence number, for bandwidth estimation. */
 export type PacketSentListener = (transportSequenceNumber: number, bytes: number, nowMs: number) => void;
-
-/** A forwarded packet as kept for retransmission. */
-interface SentPacket extends OutgoingRtpFields {
-  payload: Buffer;
-}
 
 /** An RTX payload (RFC 4588): the original sequence number, then the original payload. */
 function withOriginalSequenceNumber(sent: SentPacket): Buffer {
@@ -84,7 +79,9 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
   readonly #transceiver: RTCRtpTransceiver;
   readonly #rewriter = new SequenceRewriter(90_000);
   readonly #pictures = new Vp8PictureRewriter();
-  readonly #buffer: RetransmissionBuffer<SentPacket>;
+  readonly #buffer: RetransmissionBuffer;
+  /** The fields of the packet being forwarded, reused: the sender copies them into the header. */
+  readonly #fields: OutgoingRtpFields = { sequenceNumber: 0, timestamp: 0, marker: false };
   readonly #direct: DirectRtpSender;
   readonly #totals: SfuTotals | undefined;
   readonly #restoreRtcp: () => void;
@@ -216,17 +213,16 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     const nowMs = performance.now();
     const rewritten = this.#rewriter.rewrite(header.sequenceNumber, header.timestamp, nowMs);
     if (rewritten === undefined) return;
-    const sent: SentPacket = {
-      sequenceNumber: rewritten.sequenceNumber,
-      timestamp: rewritten.timestamp,
-      marker: header.marker,
-      payload: this.#pictures.rewrite(payload, descriptor),
-    };
-    const transportSequenceNumber = this.#direct.send(sent, sender.codec.payloadType, sent.payload, nowMs);
+    const fields = this.#fields;
+    fields.sequenceNumber = rewritten.sequenceNumber;
+    fields.timestamp = rewritten.timestamp;
+    fields.marker = header.marker;
+    const forwarded = this.#pictures.rewrite(payload, descriptor);
+    const transportSequenceNumber = this.#direct.send(fields, sender.codec.payloadType, forwarded, nowMs);
     if (transportSequenceNumber === null) return;
-    this.#buffer.store(rewritten.sequenceNumber, sent);
+    this.#buffer.store(fields, forwarded);
     this.stats.packetsSent += 1;
-    const size = rtpHeaderSize + sent.payload.length;
+    const size = rtpHeaderSize + forwarded.length;
     if (this.#totals !== undefined) {
       this.#totals.videoPacketsForwarded += 1;
       this.#totals.videoBytesForwarded += size;

@@ -60,11 +60,19 @@ describe('SequenceRewriter', () => {
 
 describe('RetransmissionBuffer', () => {
   it('keeps the last capacity packets and forgets older ones sharing a slot', () => {
-    const buffer = new RetransmissionBuffer<string>(16);
-    for (let sequence = 65_530; sequence < 65_530 + 40; sequence += 1)
-      buffer.store(sequence % 65_536, `p${sequence % 65_536}`);
-    expect(buffer.get(33)).toBe('p33');
-    expect(buffer.get(18)).toBe('p18');
+    const buffer = new RetransmissionBuffer(16);
+    for (let sequence = 65_530; sequence < 65_530 + 40; sequence += 1) {
+      const sequenceNumber = sequence % 65_536;
+      const fields = { sequenceNumber, timestamp: 0xffff_ff00 + sequenceNumber, marker: sequence % 3 === 0 };
+      buffer.store(fields, Buffer.from(`p${sequenceNumber}`));
+    }
+    expect(buffer.get(33)).toEqual({
+      sequenceNumber: 33,
+      timestamp: (0xffff_ff00 + 33) >>> 0,
+      marker: (65_536 + 33) % 3 === 0,
+      payload: Buffer.from('p33'),
+    });
+    expect(buffer.get(18)?.payload.toString()).toBe('p18');
     expect(buffer.get(17)).toBeUndefined();
     buffer.clear();
     expect(buffer.get(33)).toBeUndefined();
