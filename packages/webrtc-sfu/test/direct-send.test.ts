@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ExtensionProfiles, RTP_EXTENSION_URI, type RtpPacket } from 'werift';
-import { VideoTestPublisher, VideoTestSubscriber, waitFor } from '../src/testing/index.js';
+import type { SfuOptionsInput } from '../src/options.js';
+import {
+  loopbackSfuOptions,
+  VideoTestPublisher,
+  VideoTestSubscriber,
+  waitFor,
+} from '../src/testing/index.js';
 import { offerVideoSubscription, publishVideo, sequenceSteps, sfuTestBed } from './support/sfu-test-bed.js';
 
 // Forwarded video leaves through DirectRtpSender, which writes headers and counters werift's own
@@ -18,8 +24,8 @@ interface ReceiverReportView {
  * `transportCcId` replaces the transport-wide extension's id in the SFU's offer the subscriber
  * answers (the answer echoes it, and the SFU's sender takes the answer's ids).
  */
-async function forwardToTransportCcSubscriber(transportCcId?: number) {
-  const router = bed.start().createRouter('direct-send');
+async function forwardToTransportCcSubscriber(transportCcId?: number, options?: SfuOptionsInput) {
+  const router = bed.start(options).createRouter('direct-send');
   const publisher = bed.track(new VideoTestPublisher({ payloadType: 120 }));
   await publishVideo(router, 'alice', publisher);
   publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
@@ -62,6 +68,20 @@ describe('forwarded packets on the wire', () => {
       () => (subscriber.transportFeedback?.sent ?? 0) > 0,
       'transport-wide feedback from the subscriber',
     );
+  });
+
+  it("are encrypted by werift's own cipher with srtp.native off, and the subscriber decrypts them", async () => {
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(undefined, {
+      ...loopbackSfuOptions,
+      srtp: { native: false },
+    });
+    await waitFor(() => subscriber.count(mid) >= 60, 'video packets at the subscriber');
+    const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
+    const received = subscriber.packets.filter((entry) => entry.mid === mid).slice(0, 60);
+    expect(new Set(sequenceSteps(received.map(({ packet }) => packet.header.sequenceNumber)))).toEqual(
+      new Set([1]),
+    );
+    expect(consumer?.stats.packetsSent ?? 0).toBeGreaterThanOrEqual(60);
   });
 
   it("fall back to werift's sendRtp for an extension id above 14, numbered like the direct path", async () => {
