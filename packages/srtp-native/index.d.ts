@@ -20,10 +20,9 @@ export declare class SrtpSealer {
   /** Bytes the tag adds after the payload: 10 (AES-CM) or 16 (AES-GCM). */
   readonly tagLength: number;
   /**
-   * Encrypts `packet` in place: it holds the RTP header (`headerLength` bytes, SSRC and sequence
-   * number read from it), the plaintext payload (`payloadLength` bytes) and room for the tag.
-   * Returns the length of the protected packet (header, encrypted payload, tag). Throws when the
-   * buffer is too short.
+   * Encrypts `payload` into `packet` after its RTP header (`headerLength` bytes, SSRC and sequence
+   * number read from it) and writes the tag after it. Returns the length of the protected packet
+   * (header, encrypted payload, tag). Throws when `packet` has no room for them.
    */
-  seal(packet: Buffer, headerLength: number, payloadLength: number, rolloverCounter: number): number;
+  seal(packet: Buffer, headerLength: number, payload: Buffer, rolloverCounter: number): number;
 }

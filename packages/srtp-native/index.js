@@ -18,8 +18,8 @@ class SrtpSealer {
     this.#handle = addon.createSealer(profile, sessionKey, sessionSalt, sessionAuthKey);
   }
 
-  seal(packet, headerLength, payloadLength, rolloverCounter) {
-    return addon.seal(this.#handle, packet, headerLength, payloadLength, rolloverCounter);
+  seal(packet, headerLength, payload, rolloverCounter) {
+    return addon.seal(this.#handle, packet, headerLength, payload, rolloverCounter);
   }
 }
 

@@ -102,28 +102,30 @@ static napi_value create_sealer(napi_env env, napi_callback_info info) {
   return external;
 }
 
-// seal(sealer, packet, headerLength, payloadLength, rolloverCounter) -> packet length
-// packet holds the RTP header, then the plaintext payload, then room for the tag; it is encrypted
-// in place.
+// seal(sealer, packet, headerLength, payload, rolloverCounter) -> packet length
+// packet holds the RTP header and room for the payload and the tag; payload (another Buffer) is
+// encrypted into it after the header.
 static napi_value seal(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5];
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 5) {
-    return throw_error(env, "seal(sealer, packet, headerLength, payloadLength, rolloverCounter) expects 5 arguments");
+    return throw_error(env, "seal(sealer, packet, headerLength, payload, rolloverCounter) expects 5 arguments");
   }
   Sealer *sealer = NULL;
-  uint8_t *packet;
-  size_t packet_length;
+  uint8_t *packet, *plaintext;
+  size_t packet_length, plaintext_length;
   uint32_t header_length, payload_length, rollover_counter;
   if (napi_get_value_external(env, argv[0], (void **)&sealer) != napi_ok || sealer == NULL) {
     return throw_error(env, "the first argument must be a sealer");
   }
   if (!read_buffer(env, argv[1], &packet, &packet_length) ||
       napi_get_value_uint32(env, argv[2], &header_length) != napi_ok ||
-      napi_get_value_uint32(env, argv[3], &payload_length) != napi_ok ||
+      !read_buffer(env, argv[3], &plaintext, &plaintext_length) ||
       napi_get_value_uint32(env, argv[4], &rollover_counter) != napi_ok) {
-    return throw_error(env, "seal expects a Buffer and three unsigned numbers");
+    return throw_error(env, "seal expects a packet Buffer, a header length, a payload Buffer and a rollover counter");
   }
+  if (plaintext_length > UINT32_MAX / 2) return throw_error(env, "the payload is too large");
+  payload_length = (uint32_t)plaintext_length;
   size_t tag_length = sealer->profile == PROFILE_AEAD_AES_128_GCM ? GCM_TAG_LENGTH : CM_TAG_LENGTH;
   if (header_length < RTP_FIXED_HEADER || (size_t)header_length + payload_length + tag_length > packet_length) {
     return throw_error(env, "the packet is too short for its header, payload and tag");
@@ -143,7 +145,7 @@ static napi_value seal(napi_env env, napi_callback_info info) {
     for (int i = 0; i < 12; i++) iv[i] ^= sealer->salt[i];
     ok = EVP_EncryptInit_ex(sealer->cipher, NULL, NULL, NULL, iv) == 1 &&
          EVP_EncryptUpdate(sealer->cipher, NULL, &written, packet, (int)header_length) == 1 &&
-         EVP_EncryptUpdate(sealer->cipher, payload, &written, payload, (int)payload_length) == 1 &&
+         EVP_EncryptUpdate(sealer->cipher, payload, &written, plaintext, (int)payload_length) == 1 &&
          EVP_EncryptFinal_ex(sealer->cipher, payload + written, &written) == 1 &&
          EVP_CIPHER_CTX_ctrl(sealer->cipher, EVP_CTRL_GCM_GET_TAG, GCM_TAG_LENGTH, payload + payload_length) == 1;
   } else {
@@ -158,7 +160,7 @@ static napi_value seal(napi_env env, napi_callback_info info) {
     unsigned int digest_length = 0;
     write_u32(roc, rollover_counter);
     ok = EVP_EncryptInit_ex(sealer->cipher, NULL, NULL, NULL, iv) == 1 &&
-         EVP_EncryptUpdate(sealer->cipher, payload, &written, payload, (int)payload_length) == 1 &&
+         EVP_EncryptUpdate(sealer->cipher, payload, &written, plaintext, (int)payload_length) == 1 &&
          HMAC_Init_ex(sealer->mac, NULL, 0, NULL, NULL) == 1 &&
          HMAC_Update(sealer->mac, packet, (size_t)header_length + payload_length) == 1 &&
          HMAC_Update(sealer->mac, roc, sizeof roc) == 1 &&

@@ -81,8 +81,7 @@ describe('native SRTP sealing', () => {
         );
         const packet = Buffer.alloc(headerBytes.length + payloadBytes + sealer.tagLength);
         headerBytes.copy(packet);
-        payload.copy(packet, headerBytes.length);
-        expect(sealer.seal(packet, headerBytes.length, payloadBytes, rolloverCounter)).toBe(packet.length);
+        expect(sealer.seal(packet, headerBytes.length, payload, rolloverCounter)).toBe(packet.length);
         expect(packet.equals(expected)).toBe(true);
         if (rolloverCounter === 0) {
           // werift's receiver tracks the rollover counter itself, from 0.
@@ -99,7 +98,8 @@ describe('native SRTP sealing', () => {
     if (sealer === null) throw new Error('no native sealer');
     const packet = Buffer.alloc(12 + 100 + 15);
     packet[0] = 0x80;
-    expect(() => sealer.seal(packet, 12, 100, 0)).toThrow(/too short/);
+    expect(() => sealer.seal(packet, 12, Buffer.alloc(100), 0)).toThrow(/too short/);
+    expect(() => sealer.seal(packet, 12, 100 as unknown as Buffer, 0)).toThrow(/payload Buffer/);
   });
 
   it('leaves a profile the addon does not know to werift', () => {

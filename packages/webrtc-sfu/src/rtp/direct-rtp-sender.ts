@@ -103,6 +103,9 @@ export class DirectRtpSender {
   readonly #sender: RTCRtpSender;
   readonly #internals: SenderInternals;
   readonly #nativeSrtp: boolean;
+  #stateContext: SrtpContextInternals | undefined;
+  #stateSsrc = -1;
+  #state: { rolloverCounter: number } | undefined;
   #layout: ExtensionLayout | undefined;
   #layoutSource: unknown;
   #ntpRefreshedAtMs = Number.NEGATIVE_INFINITY;
@@ -139,7 +142,7 @@ export class DirectRtpSender {
       transportSequenceNumber = dtls.transportSequenceNumber;
     }
     const context = dtls.srtp.localContext;
-    const state = context.getSrtpSsrcState(streamSsrc);
+    const state = this.#rolloverState(context, streamSsrc);
     context.updateRolloverCount(fields.sequenceNumber, state);
     const sealer = this.#nativeSrtp ? sealerFor(context) : null;
     let headerLength: number;
@@ -155,8 +158,7 @@ export class DirectRtpSender {
         payload.length + sealer.tagLength,
       );
       headerLength = rtpHeaderLength(layout);
-      payload.copy(packet, headerLength);
-      sealer.seal(packet, headerLength, payload.length, state.rolloverCounter);
+      sealer.seal(packet, headerLength, payload, state.rolloverCounter);
       encrypted = packet;
     } else {
       const header = writeRtpHeader(fields, payloadType, streamSsrc, layout, transportSequenceNumber, nowMs);
@@ -178,6 +180,20 @@ export class DirectRtpSender {
     dtls.packetsSent += 1;
     transmit(dtls.iceTransport.connection, encrypted);
     return transportSequenceNumber;
+  }
+
+  /**
+   * werift's rollover state of `ssrc` in `context`, which it looks up by SSRC in a dictionary on
+   * every packet: kept here for the stream's own SSRC (the context changes with a new DTLS session).
+   */
+  #rolloverState(context: SrtpContextInternals, ssrc: number): { rolloverCounter: number } {
+    if (ssrc !== this.#internals.ssrc) return context.getSrtpSsrcState(ssrc);
+    if (this.#stateContext !== context || this.#stateSsrc !== ssrc) {
+      this.#stateContext = context;
+      this.#stateSsrc = ssrc;
+      this.#state = context.getSrtpSsrcState(ssrc);
+    }
+    return this.#state ?? context.getSrtpSsrcState(ssrc);
   }
 
   #count(fields: OutgoingRtpFields, payloadBytes: number, headerBytes: number, nowMs: number): void {
