@@ -39,9 +39,12 @@ interface CipherView {
   ): Buffer;
 }
 
-describe('native SRTP sealing', () => {
+// Without a C compiler the workspace installs without the addon (werift's SRTP is used); CI has one
+// and must not skip these silently.
+const addonExpected = nativeSrtpAvailable() || process.env.CI === 'true';
+
+describe.skipIf(!addonExpected)('native SRTP sealing', () => {
   it('is built and loaded in this workspace', () => {
-    // CI builds the addon with the workspace; a silent fallback would leave it untested.
     expect(nativeSrtpAvailable()).toBe(true);
   });
 
