@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import {
   ExtensionProfiles,
   ntpTime,
@@ -12,6 +13,7 @@ import {
   planExtensions,
   rtpHeaderLength,
   writeRtpHeader,
+  writeRtpHeaderInto,
 } from './rtp-header-writer.js';
 import { type SrtpSessionKeys, sealerFor } from './srtp-sealing.js';
 
@@ -63,7 +65,7 @@ interface IceConnectionInternals {
     protocol: {
       transport: {
         closed?: boolean;
-        socket?: { send(data: Buffer, port: number, address: string): void };
+        socket?: { send(data: Buffer, port: number, address: string): void; getSendQueueCount(): number };
       };
     };
   };
@@ -84,6 +86,15 @@ interface HeaderBytes {
  * second old is as true as a fresh one, and werift's NTP formatting is costly per packet.
  */
 const ntpRefreshMs = 1_000;
+
+/** Room for any datagram on a 1500-byte MTU, and more. */
+const scratchBytes = 2_048;
+/**
+ * The packet being sealed: one buffer for the process while sends complete at once, instead of a
+ * new buffer per packet and subscriber (tens of megabytes a second of buffers that V8 counts as
+ * external memory, which starts full garbage collections).
+ */
+let scratch = Buffer.allocUnsafeSlow(scratchBytes);
 
 /**
  * Sends forwarded RTP on a werift sender's transport without werift's per-packet work.
@@ -147,19 +158,23 @@ export class DirectRtpSender {
     const sealer = this.#nativeSrtp ? sealerFor(context) : null;
     let headerLength: number;
     let encrypted: Buffer;
+    let fromScratch = false;
     if (sealer !== null) {
-      const packet = writeRtpHeader(
+      const bytes = rtpHeaderLength(layout) + payload.length + sealer.tagLength;
+      const room = scratch.length >= bytes;
+      const target = room ? scratch : Buffer.allocUnsafe(bytes);
+      headerLength = writeRtpHeaderInto(
+        target,
         fields,
         payloadType,
         streamSsrc,
         layout,
         transportSequenceNumber,
         nowMs,
-        payload.length + sealer.tagLength,
       );
-      headerLength = rtpHeaderLength(layout);
-      sealer.seal(packet, headerLength, payload, state.rolloverCounter);
-      encrypted = packet;
+      const length = sealer.seal(target, headerLength, payload, state.rolloverCounter);
+      encrypted = room ? target.subarray(0, length) : target;
+      fromScratch = room;
     } else {
       const header = writeRtpHeader(fields, payloadType, streamSsrc, layout, transportSequenceNumber, nowMs);
       headerLength = header.length;
@@ -178,7 +193,9 @@ export class DirectRtpSender {
     if (ssrc === undefined) this.#count(fields, payload.length, headerLength, nowMs);
     dtls.bytesSent += encrypted.length;
     dtls.packetsSent += 1;
-    transmit(dtls.iceTransport.connection, encrypted);
+    const released = transmit(dtls.iceTransport.connection, encrypted);
+    // A send the socket queued still reads the scratch buffer: the next packet gets a new one.
+    if (fromScratch && !released) scratch = Buffer.allocUnsafeSlow(scratchBytes);
     return transportSequenceNumber;
   }
 
@@ -256,24 +273,44 @@ export class DirectRtpSender {
   }
 }
 
-function transmit(connection: IceConnectionInternals, data: Buffer): void {
+/**
+ * Sends `data` on the connection's nominated pair. Returns whether `data` may be overwritten now:
+ * the system call took it (or it was dropped), rather than a queue or werift's asynchronous send
+ * keeping it for later.
+ */
+function transmit(connection: IceConnectionInternals, data: Buffer): boolean {
   // RFC 7675: no application data once consent expired (werift's own send checks the same).
-  if (!connection.canSendApplicationData()) return;
+  if (!connection.canSendApplicationData()) return true;
   const pair = connection.nominated;
   const socket = pair?.protocol.transport.socket;
   if (pair === undefined || socket === undefined) {
     connection.send(data).catch(() => {});
-    return;
+    return false;
   }
-  if (pair.protocol.transport.closed) return;
+  if (pair.protocol.transport.closed) return true;
   // Without a callback a failed send is dropped, or (a failed address lookup) reported as an 'error'
   // event, which our werift patch listens to on every UDP transport socket.
   try {
     socket.send(data, pair.remoteAddr[1], pair.remoteAddr[0]);
   } catch {
     // A socket closed under us: the transport is going away.
-    return;
+    return true;
   }
   pair.packetsSent += 1;
   pair.bytesSent += data.length;
+  // Node sends at once when the socket can take the datagram, and queues it otherwise (or, for an
+  // address that is not an IP literal, after an asynchronous lookup).
+  return socket.getSendQueueCount() === 0 && hasLiteralAddress(pair);
+}
+
+const literalAddressPairs = new WeakMap<object, boolean>();
+
+/** Whether the pair's remote address is an IP literal (werift's patched lookup answers those at once). */
+function hasLiteralAddress(pair: { remoteAddr: [string, number] }): boolean {
+  let literal = literalAddressPairs.get(pair);
+  if (literal === undefined) {
+    literal = isIP(pair.remoteAddr[0]) !== 0;
+    literalAddressPairs.set(pair, literal);
+  }
+  return literal;
 }

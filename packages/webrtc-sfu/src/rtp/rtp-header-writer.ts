@@ -84,14 +84,31 @@ export function writeRtpHeader(
   nowMs: number,
   trailingBytes = 0,
 ): Buffer {
+  const header = Buffer.allocUnsafe(rtpHeaderLength(layout) + trailingBytes);
+  writeRtpHeaderInto(header, fields, payloadType, ssrc, layout, transportSequenceNumber, nowMs);
+  return header;
+}
+
+/**
+ * Writes the header {@link writeRtpHeader} makes at the start of `header` (at least
+ * {@link rtpHeaderLength} bytes) and returns its length.
+ */
+export function writeRtpHeaderInto(
+  header: Buffer,
+  fields: OutgoingRtpFields,
+  payloadType: number,
+  ssrc: number,
+  layout: ExtensionLayout,
+  transportSequenceNumber: number | undefined,
+  nowMs: number,
+): number {
   const headerLength = rtpHeaderLength(layout);
-  const header = Buffer.allocUnsafe(headerLength + trailingBytes);
   header[0] = layout.blockSize === 0 ? 0x80 : 0x90;
   header[1] = (fields.marker ? 0x80 : 0) | (payloadType & 0x7f);
   header.writeUInt16BE(fields.sequenceNumber, 2);
   header.writeUInt32BE(fields.timestamp >>> 0, 4);
   header.writeUInt32BE(ssrc >>> 0, 8);
-  if (layout.blockSize === 0) return header;
+  if (layout.blockSize === 0) return headerLength;
   header.writeUInt16BE(oneByteProfile, 12);
   header.writeUInt16BE((layout.blockSize - 4) / 4, 14);
   let offset = 16;
@@ -111,5 +128,5 @@ export function writeRtpHeader(
     }
   }
   header.fill(0, offset, headerLength);
-  return header;
+  return headerLength;
 }
