@@ -110,4 +110,10 @@ describe.skipIf(!addonExpected)('native SRTP sealing', () => {
     const keys = sender.localContext as unknown as SrtpSessionKeys;
     expect(sealerFor({ ...keys, profile: 2 })).toBeNull();
   });
+
+  it('leaves a context whose keys the addon refuses to werift instead of throwing on the send path', () => {
+    const { sender } = sessions(7, 12);
+    const keys = sender.localContext as unknown as SrtpSessionKeys;
+    expect(sealerFor({ ...keys, srtpSessionKey: Buffer.alloc(32) })).toBeNull();
+  });
 });

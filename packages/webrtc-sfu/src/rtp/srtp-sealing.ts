@@ -36,7 +36,8 @@ export function nativeSrtpAvailable(): boolean {
 
 /**
  * The native sealer for werift's local SRTP context `keys` (made once per context), or `null` when
- * the addon is missing or the context's profile is one it does not know.
+ * the addon is missing or refuses the context (a profile it does not know, keys of other sizes):
+ * werift's cipher then encrypts for that context.
  */
 export function sealerFor(keys: SrtpSessionKeys): SrtpSealer | null {
   const known = sealers.get(keys);
@@ -47,12 +48,16 @@ export function sealerFor(keys: SrtpSessionKeys): SrtpSealer | null {
     native !== null &&
     (keys.profile === native.AEAD_AES_128_GCM || keys.profile === native.AES_CM_128_HMAC_SHA1_80)
   ) {
-    sealer = new native.SrtpSealer(
-      keys.profile,
-      keys.srtpSessionKey,
-      keys.srtpSessionSalt,
-      keys.srtpSessionAuthTag,
-    );
+    try {
+      sealer = new native.SrtpSealer(
+        keys.profile,
+        keys.srtpSessionKey,
+        keys.srtpSessionSalt,
+        keys.srtpSessionAuthTag,
+      );
+    } catch {
+      sealer = null;
+    }
   }
   sealers.set(keys, sealer);
   return sealer;
