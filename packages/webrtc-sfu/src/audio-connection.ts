@@ -36,7 +36,7 @@ export class AudioConnection {
     mixer: AudioMixer,
     ice: SfuOptions['ice'],
     totals: SfuTotals,
-    srtp: SfuOptions['srtp'] = { native: true },
+    srtp: SfuOptions['srtp'],
   ) {
     this.#nativeSrtp = srtp.native;
     this.#participantId = participantId;

@@ -102,8 +102,8 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     transceiver: RTCRtpTransceiver,
     options: {
       retransmissionPackets: number;
-      /** Encrypt with the native SRTP addon when installed. @default true */
-      nativeSrtp?: boolean;
+      /** Encrypt with the native SRTP addon when installed (the SFU's `srtp.native`). */
+      nativeSrtp: boolean;
       /** The SFU's totals, which count what this consumer sends. */
       totals?: SfuTotals;
       /** The preferred quality. @default 'high' */
@@ -115,7 +115,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     this.#transceiver = transceiver;
     this.#totals = options.totals;
     this.#buffer = new RetransmissionBuffer(options.retransmissionPackets);
-    this.#direct = new DirectRtpSender(transceiver.sender, { nativeSrtp: options.nativeSrtp ?? true });
+    this.#direct = new DirectRtpSender(transceiver.sender, { nativeSrtp: options.nativeSrtp });
     this.#restoreRtcp = this.#interceptRtcp();
     this.#stopReady = transceiver.sender.onReady.subscribe(() => this.requestKeyframe()).unSubscribe;
     producer.addConsumer(this);

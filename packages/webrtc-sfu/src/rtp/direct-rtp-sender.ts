@@ -115,17 +115,16 @@ export class DirectRtpSender {
   readonly #internals: SenderInternals;
   readonly #nativeSrtp: boolean;
   #stateContext: SrtpContextInternals | undefined;
-  #stateSsrc = -1;
-  #state: { rolloverCounter: number } | undefined;
+  #state: { rolloverCounter: number } = { rolloverCounter: 0 };
   #layout: ExtensionLayout | undefined;
   #layoutSource: unknown;
   #ntpRefreshedAtMs = Number.NEGATIVE_INFINITY;
 
-  /** `nativeSrtp`: encrypt with the native addon when it is installed (the default). */
-  constructor(sender: RTCRtpSender, options: { nativeSrtp?: boolean } = {}) {
+  /** `nativeSrtp`: encrypt with the native addon when it is installed (the SFU's `srtp.native`). */
+  constructor(sender: RTCRtpSender, options: { nativeSrtp: boolean }) {
     this.#sender = sender;
     this.#internals = sender as unknown as SenderInternals;
-    this.#nativeSrtp = options.nativeSrtp ?? true;
+    this.#nativeSrtp = options.nativeSrtp;
   }
 
   /**
@@ -205,12 +204,11 @@ export class DirectRtpSender {
    */
   #rolloverState(context: SrtpContextInternals, ssrc: number): { rolloverCounter: number } {
     if (ssrc !== this.#internals.ssrc) return context.getSrtpSsrcState(ssrc);
-    if (this.#stateContext !== context || this.#stateSsrc !== ssrc) {
+    if (this.#stateContext !== context) {
       this.#stateContext = context;
-      this.#stateSsrc = ssrc;
       this.#state = context.getSrtpSsrcState(ssrc);
     }
-    return this.#state ?? context.getSrtpSsrcState(ssrc);
+    return this.#state;
   }
 
   #count(fields: OutgoingRtpFields, payloadBytes: number, headerBytes: number, nowMs: number): void {

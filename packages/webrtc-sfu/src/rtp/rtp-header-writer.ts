@@ -70,11 +70,7 @@ export function rtpHeaderLength(layout: ExtensionLayout): number {
   return fixedHeaderSize + layout.blockSize;
 }
 
-/**
- * The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), at the start of a new
- * buffer of {@link rtpHeaderLength} plus `trailingBytes` (left unset, for the payload and an SRTP
- * tag). Pure.
- */
+/** The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), in a new buffer. Pure. */
 export function writeRtpHeader(
   fields: OutgoingRtpFields,
   payloadType: number,
@@ -82,9 +78,8 @@ export function writeRtpHeader(
   layout: ExtensionLayout,
   transportSequenceNumber: number | undefined,
   nowMs: number,
-  trailingBytes = 0,
 ): Buffer {
-  const header = Buffer.allocUnsafe(rtpHeaderLength(layout) + trailingBytes);
+  const header = Buffer.allocUnsafe(rtpHeaderLength(layout));
   writeRtpHeaderInto(header, fields, payloadType, ssrc, layout, transportSequenceNumber, nowMs);
   return header;
 }
