@@ -26,3 +26,26 @@ export declare class SrtpSealer {
    */
   seal(packet: Buffer, headerLength: number, payload: Buffer, rolloverCounter: number): number;
 }
+
+/** `sendDatagram`'s answer when the socket's send buffer is full: send it another way, or drop it. */
+export declare const DATAGRAM_WOULD_BLOCK: -1;
+/** `sendDatagram`'s answer when the system refused the datagram for another reason. */
+export declare const DATAGRAM_FAILED: -2;
+
+/**
+ * The socket address of `ip` (an IPv4 or IPv6 literal without a zone) and `port`, as `sendDatagram`
+ * takes it, or `null` when `ip` is not such a literal. Undefined on Windows.
+ */
+export declare const socketAddress: ((ip: string, port: number) => Buffer | null) | undefined;
+
+/**
+ * Sends the first `length` bytes of `data` as one datagram on the UDP socket with descriptor
+ * `fileDescriptor` (one that Node's `dgram` opened, non-blocking) to `address` (from
+ * `socketAddress`), at once, in one system call. Returns the bytes sent, `DATAGRAM_WOULD_BLOCK` when
+ * the socket's send buffer is full, or `DATAGRAM_FAILED` when the system refused it otherwise. The
+ * caller must make sure the descriptor is still the socket's (not closed and reused). Undefined on
+ * Windows.
+ */
+export declare const sendDatagram:
+  | ((fileDescriptor: number, data: Buffer, length: number, address: Buffer) => number)
+  | undefined;

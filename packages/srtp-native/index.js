@@ -23,4 +23,18 @@ class SrtpSealer {
   }
 }
 
-module.exports = { SrtpSealer, AES_CM_128_HMAC_SHA1_80, AEAD_AES_128_GCM };
+/** `sendDatagram`'s answer when the socket's send buffer is full: send it another way, or drop it. */
+const DATAGRAM_WOULD_BLOCK = -1;
+/** `sendDatagram`'s answer when the system refused the datagram for another reason. */
+const DATAGRAM_FAILED = -2;
+
+module.exports = {
+  SrtpSealer,
+  AES_CM_128_HMAC_SHA1_80,
+  AEAD_AES_128_GCM,
+  // Not built on Windows: undefined there.
+  socketAddress: addon.socketAddress,
+  sendDatagram: addon.sendDatagram,
+  DATAGRAM_WOULD_BLOCK,
+  DATAGRAM_FAILED,
+};

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datagram_sender.h"
+
 #define PROFILE_AES_CM_HMAC_SHA1_80 1
 #define PROFILE_AEAD_AES_128_GCM 7
 #define CM_TAG_LENGTH 10
@@ -179,5 +181,6 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "createSealer", function);
   napi_create_function(env, "seal", NAPI_AUTO_LENGTH, seal, NULL, &function);
   napi_set_named_property(env, exports, "seal", function);
+  register_datagram_sender(env, exports);
   return exports;
 }

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:dgram';
 import { isIP } from 'node:net';
 import {
   ExtensionProfiles,
@@ -7,6 +8,7 @@ import {
   RtpHeader,
   RtpPacket,
 } from 'werift';
+import { sendDatagramNatively } from './native-datagram.js';
 import {
   type ExtensionLayout,
   type OutgoingRtpFields,
@@ -65,7 +67,7 @@ interface IceConnectionInternals {
     protocol: {
       transport: {
         closed?: boolean;
-        socket?: { send(data: Buffer, port: number, address: string): void; getSendQueueCount(): number };
+        socket?: Socket;
       };
     };
   };
@@ -106,7 +108,9 @@ let scratch = Buffer.allocUnsafeSlow(scratchBytes);
  * context encrypt it (so rollover counters stay werift's, shared with the retransmissions that go
  * through werift), and hands the result to the nominated pair's socket at once. With the optional
  * `@collab-suite/srtp-native` addon installed (and `nativeSrtp`), the encryption itself runs on a
- * cipher context kept per SRTP session instead of werift's new cipher object per packet. It keeps the
+ * cipher context kept per SRTP session instead of werift's new cipher object per packet, and the
+ * datagram leaves through the addon's `sendto` on the socket's descriptor instead of `dgram`'s send
+ * (which builds a request object per datagram). It keeps the
  * counters werift's sender reports and statistics read. Where it cannot (no nominated UDP pair, an
  * extension id above 14), it falls back to werift's `sendRtp`.
  */
@@ -120,7 +124,7 @@ export class DirectRtpSender {
   #layoutSource: unknown;
   #ntpRefreshedAtMs = Number.NEGATIVE_INFINITY;
 
-  /** `nativeSrtp`: encrypt with the native addon when it is installed (the SFU's `srtp.native`). */
+  /** `nativeSrtp`: encrypt and send with the native addon when it is installed (the SFU's `srtp.native`). */
   constructor(sender: RTCRtpSender, options: { nativeSrtp: boolean }) {
     this.#sender = sender;
     this.#internals = sender as unknown as SenderInternals;
@@ -192,7 +196,7 @@ export class DirectRtpSender {
     if (ssrc === undefined) this.#count(fields, payload.length, headerLength, nowMs);
     dtls.bytesSent += encrypted.length;
     dtls.packetsSent += 1;
-    const released = transmit(dtls.iceTransport.connection, encrypted);
+    const released = transmit(dtls.iceTransport.connection, encrypted, this.#nativeSrtp);
     // A send the socket queued still reads the scratch buffer: the next packet gets a new one.
     if (fromScratch && !released) scratch = Buffer.allocUnsafeSlow(scratchBytes);
     return transportSequenceNumber;
@@ -276,7 +280,7 @@ export class DirectRtpSender {
  * the system call took it (or it was dropped), rather than a queue or werift's asynchronous send
  * keeping it for later.
  */
-function transmit(connection: IceConnectionInternals, data: Buffer): boolean {
+function transmit(connection: IceConnectionInternals, data: Buffer, native: boolean): boolean {
   // RFC 7675: no application data once consent expired (werift's own send checks the same).
   if (!connection.canSendApplicationData()) return true;
   const pair = connection.nominated;
@@ -286,6 +290,11 @@ function transmit(connection: IceConnectionInternals, data: Buffer): boolean {
     return false;
   }
   if (pair.protocol.transport.closed) return true;
+  if (native && sendDatagramNatively(socket, pair, data)) {
+    pair.packetsSent += 1;
+    pair.bytesSent += data.length;
+    return true;
+  }
   // Without a callback a failed send is dropped, or (a failed address lookup) reported as an 'error'
   // event, which our werift patch listens to on every UDP transport socket.
   try {

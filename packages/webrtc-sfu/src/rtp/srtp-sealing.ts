@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { SrtpSealer } from '@collab-suite/srtp-native';
+import { loadNativeAddon } from './native-addon.js';
 
 /** The parts of werift 0.24's SRTP context (one direction of a DTLS-SRTP transport) a sealer needs. */
 export interface SrtpSessionKeys {
@@ -9,29 +9,11 @@ export interface SrtpSessionKeys {
   srtpSessionAuthTag: Buffer;
 }
 
-type NativeModule = typeof import('@collab-suite/srtp-native');
-
-let nativeModule: NativeModule | null | undefined;
 const sealers = new WeakMap<SrtpSessionKeys, SrtpSealer | null>();
-
-/**
- * The optional `@collab-suite/srtp-native` addon, or `null` when it is not installed or not built
- * (no compiler where the package was installed): werift's own encryption is used then.
- */
-function loadNative(): NativeModule | null {
-  if (nativeModule === undefined) {
-    try {
-      nativeModule = createRequire(import.meta.url)('@collab-suite/srtp-native') as NativeModule;
-    } catch {
-      nativeModule = null;
-    }
-  }
-  return nativeModule;
-}
 
 /** Whether the native SRTP addon loaded in this process. */
 export function nativeSrtpAvailable(): boolean {
-  return loadNative() !== null;
+  return loadNativeAddon() !== null;
 }
 
 /**
@@ -42,7 +24,7 @@ export function nativeSrtpAvailable(): boolean {
 export function sealerFor(keys: SrtpSessionKeys): SrtpSealer | null {
   const known = sealers.get(keys);
   if (known !== undefined) return known;
-  const native = loadNative();
+  const native = loadNativeAddon();
   let sealer: SrtpSealer | null = null;
   if (
     native !== null &&
