@@ -27,6 +27,45 @@ export declare class SrtpSealer {
   seal(packet: Buffer, headerLength: number, payload: Buffer, rolloverCounter: number): number;
 }
 
+/** The session keys of one direction of a DTLS-SRTP transport (RFC 3711 section 4.3). */
+export interface SrtpSessionKeys {
+  srtpKey: Buffer;
+  srtpSalt: Buffer;
+  /** AES_CM_128_HMAC_SHA1_80 only. */
+  srtpAuthKey?: Buffer;
+  srtcpKey: Buffer;
+  srtcpSalt: Buffer;
+  /** AES_CM_128_HMAC_SHA1_80 only. */
+  srtcpAuthKey?: Buffer;
+}
+
+/**
+ * Unprotects incoming SRTP and SRTCP packets of one session (the remote direction of one DTLS-SRTP
+ * transport) with OpenSSL cipher and MAC contexts created once. The tag is checked (in constant
+ * time) before anything is decrypted into the output; replay protection is the caller's.
+ */
+export declare class SrtpOpener {
+  /** Throws on an unknown profile or keys of wrong sizes. */
+  constructor(profile: typeof AES_CM_128_HMAC_SHA1_80 | typeof AEAD_AES_128_GCM, keys: SrtpSessionKeys);
+  readonly profile: number;
+  /** Bytes of tag after an SRTP packet's payload: 10 (AES-CM) or 16 (AES-GCM). */
+  readonly tagLength: number;
+  /**
+   * Authenticates the SRTP packet `input` (its RTP header is `headerLength` bytes, SSRC and sequence
+   * number read from it) with `rolloverCounter`, and writes the header and the decrypted payload to
+   * `output` (which may be `input` itself). Returns their length, or -1 when the packet is not
+   * authentic (too short, wrong tag): `output` then holds nothing usable. Throws when `output` is
+   * shorter than the header and payload.
+   */
+  openRtp(input: Buffer, headerLength: number, rolloverCounter: number, output: Buffer): number;
+  /**
+   * Authenticates the SRTCP packet `input` and writes the compound RTCP packet, decrypted when it
+   * was encrypted, to `output` (without the SRTCP index and tag). Returns its length, or -1 when the
+   * packet is not authentic.
+   */
+  openRtcp(input: Buffer, output: Buffer): number;
+}
+
 /** `sendDatagram`'s answer when the socket's send buffer is full: send it another way, or drop it. */
 export declare const DATAGRAM_WOULD_BLOCK: -1;
 /** `sendDatagram`'s answer when the system refused the datagram for another reason. */

@@ -42,7 +42,7 @@ export class AudioConnection {
     this.#participantId = participantId;
     this.#totals = totals;
     this.#mixer = mixer;
-    this.#peer = createPeer(ice, 'audio');
+    this.#peer = createPeer(ice, 'audio', 'publish', srtp.native);
     this.#peer.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((packet) => {
         if (!this.#closed) mixer.push(participantId, packet.header.sequenceNumber, packet.payload);

@@ -15,6 +15,7 @@ import {
 } from 'werift';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
+import { openWithNativeAddon, type SrtpTransportInternals } from './rtp/srtp-opening.js';
 
 /** Opus as the SFU negotiates it: 48 kHz, two channels in SDP (RFC 7587), in-band FEC accepted. */
 export function opusCodec(): RTCRtpCodecParameters {
@@ -99,13 +100,26 @@ export function peerConfig(
   };
 }
 
-/** A new werift connection for the SFU side. */
+/**
+ * A new werift connection for the SFU side. With `nativeSrtp` (the SFU's `srtp.native`), what it
+ * receives is unprotected by the optional native addon once connected, when the addon is installed.
+ */
 export function createPeer(
   ice: SfuOptions['ice'],
   kind: 'audio' | 'video',
-  role: VideoRole = 'publish',
+  role: VideoRole,
+  nativeSrtp: boolean,
 ): RTCPeerConnection {
-  return new RTCPeerConnection(peerConfig(ice, kind, role));
+  const peer = new RTCPeerConnection(peerConfig(ice, kind, role));
+  if (nativeSrtp) {
+    // werift starts SRTP as DTLS connects, just before the connection reports `connected`.
+    peer.connectionStateChange.subscribe((state) => {
+      if (state !== 'connected') return;
+      for (const transport of peer.dtlsTransports)
+        openWithNativeAddon(transport as unknown as SrtpTransportInternals);
+    });
+  }
+  return peer;
 }
 
 /**

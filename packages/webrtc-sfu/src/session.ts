@@ -185,7 +185,7 @@ export class Session extends TypedEmitter<SessionEvents> {
         const sdp = await answerIceRestart(current, this.#options.ice, offer);
         return announceAddresses(sdp, this.#options.ice.announcedAddresses);
       }
-      const peer = createPeer(this.#options.ice, 'video');
+      const peer = createPeer(this.#options.ice, 'video', 'publish', this.#options.srtp.native);
       try {
         const sdp = await this.#answerPublish(peer, kind, offer);
         return announceAddresses(sdp, this.#options.ice.announcedAddresses);

@@ -145,7 +145,7 @@ export class SubscriptionConnection {
         { details: { limit } },
       );
     }
-    this.#peer ??= createPeer(this.#options.ice, 'video', 'subscribe');
+    this.#peer ??= createPeer(this.#options.ice, 'video', 'subscribe', this.#options.srtp.native);
     const peer = this.#peer;
     for (const { producer, quality } of added) this.#attach(peer, producer, quality);
     this.allocate();
