@@ -189,6 +189,39 @@ describe('API-node presence across Redis outages (a private Redis)', () => {
     );
   }, 30_000);
 
+  it('puts back only the sessions whose write failed: one another node took over meanwhile stays out', async () => {
+    privateRedis = await startPrivateRedis({ appendOnly: true });
+    current = presences(privateRedis.url, { heartbeatTtlMs: 60_000 });
+    const redis = current.client();
+    const { keys } = current;
+    const nodeA = current.start('api-a');
+    const nodeB = current.start('api-b');
+    nodeA.sessionOpened('alice', 'queue-1');
+    await vi.waitFor(async () => {
+      expect((await redis.smembers(keys.apiNodes)).sort()).toEqual(['api-a', 'api-b']);
+      expect(await redis.smembers(keys.apiNodeQueues('api-a'))).toEqual(['alice queue-1']);
+    });
+    // Alice resumed on B; A keeps her session through its grace.
+    await expect(nodeB.claimSession('alice', 'queue-1')).resolves.toBe(true);
+
+    await privateRedis.stop();
+    nodeA.sessionOpened('bob', 'queue-2');
+    await vi.waitFor(
+      () =>
+        expect(current?.warnings.some((message) => message.startsWith('could not record a session'))).toBe(
+          true,
+        ),
+      { timeout: 10_000 },
+    );
+    await privateRedis.start();
+
+    await vi.waitFor(
+      async () => expect(await redis.smembers(keys.apiNodeQueues('api-a'))).toEqual(['bob queue-2']),
+      { timeout: 10_000 },
+    );
+    expect(await redis.smembers(keys.apiNodeQueues('api-b'))).toEqual(['alice queue-1']);
+  }, 30_000);
+
   it('after Redis restarted empty, a session another node took over ends up owned by that node alone', async () => {
     privateRedis = await startPrivateRedis();
     current = presences(privateRedis.url);
