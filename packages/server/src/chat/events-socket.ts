@@ -185,8 +185,10 @@ export function createEventsSocket(options: EventsSocketOptions): EventsSocket {
         options.logger.warn({ err: error }, 'could not unsubscribe a closed session'),
       );
     if (sessions.get(session.queueId) === session) sessions.delete(session.queueId);
-    if (moved) options.directory?.moved(session.userId, session.queueId);
-    else options.onSessionClosed?.(session.userId, session.queueId);
+    if (moved) {
+      options.logger.info('an /events session ended here because another node took it over');
+      options.directory?.moved(session.userId, session.queueId);
+    } else options.onSessionClosed?.(session.userId, session.queueId);
   };
 
   /**

@@ -2,7 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { ChatError } from '@collab-suite/chat-domain';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createApiNodeSessions } from './api-node-sessions.js';
 import type { ClusterKeys } from './cluster-keys.js';
+import { claimQueueOwner, queueOwnerOf } from './queue-owner.js';
 import { createRestartGrace } from './redis-restart-grace.js';
 
 /** Sessions closed by fencing that are remembered, to refuse joins from them. */
@@ -41,9 +43,13 @@ export interface ApiNodePresence {
    * becomes its owner. False when no live node keeps such a session.
    */
   claimSession(userId: string, queueId: string): Promise<boolean>;
-  /** Whether this node still owns a session it keeps: false once another node took it over. */
+  /**
+   * Whether this node still owns a session it keeps: false once another node took it over.
+   * @throws ChatError `dependency_unavailable` during the grace after Redis (re)connects, when the
+   * owners Redis lost may not have been recorded again yet: ask again later.
+   */
   ownsSession(queueId: string): Promise<boolean>;
-  /** Forgets a session that another node took over (it is in that node's sessions now). */
+  /** Forgets a session that another node took over (it is in that node's sessions now, not here). */
   sessionMoved(userId: string, queueId: string): void;
   /**
    * Runs `work` (a request) tied to the registration of now: it may not act once this node fenced
@@ -76,13 +82,21 @@ export interface ApiNodePresence {
  * connected to it. An API node that dies cannot say that its sessions are gone: the first live node
  * to see its registration expired ends each of them (`sessionLost`), as if its socket had closed.
  * Nobody is judged during a grace after Redis (re)connects; a node that finds its registration gone
- * records its sessions again, and one that finds it was taken for dead fences itself (`fenced`).
+ * records its sessions again, with the owners of those it took over, and one that finds it was taken
+ * for dead fences itself (`fenced`). A session recorded or forgotten while Redis was away is
+ * recorded or forgotten at the first heartbeat that reaches it.
  */
 export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePresence {
   const { redis, keys, nodeId, logger } = options;
   const queues = keys.apiNodeQueues(nodeId);
   const warn = (what: string) => (error: unknown) => logger.warn({ err: error }, what);
-  const sessions = new Set<string>();
+  const sessions = createApiNodeSessions({
+    redis,
+    keys,
+    nodeId,
+    logger,
+    queueOwnerTtlMs: QUEUE_OWNER_TTL_MS,
+  });
   const grace = createRestartGrace(redis, options.graceMs);
   const epochs = new AsyncLocalStorage<number>();
   const inFlight = new Set<Promise<unknown>>();
@@ -106,9 +120,9 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
     for (const [error] of results) if (error) throw error;
     renewedAt = started;
     if (results[1]?.[1] !== null) await fenceSelf();
-    else if (results[0]?.[1] === 0 && sessions.size > 0) {
-      logger.warn({ sessions: sessions.size }, 'registered again; recording the sessions connected here');
-      await redis.sadd(queues, ...sessions);
+    else {
+      if (results[0]?.[1] === 0) sessions.registrationLost();
+      await sessions.record();
     }
   };
 
@@ -120,14 +134,13 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
       { nodeId, sessions: sessions.size },
       'this API node was taken for dead; closing its sessions',
     );
-    const ended = [...sessions];
+    const { ended, removed } = sessions.clear();
     for (const session of ended) fencedSessions.add(session);
     for (const session of fencedSessions) {
       if (fencedSessions.size <= MAX_FENCED_SESSIONS) break;
       fencedSessions.delete(session);
     }
-    sessions.clear();
-    if (ended.length > 0) await redis.srem(queues, ...ended);
+    await removed;
     await redis.del(keys.apiNodeBuried(nodeId));
     // Requests from before are refused under their lock or write first: their meetings are then left.
     await Promise.allSettled([...inFlight]);
@@ -164,12 +177,10 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
 
   return {
     sessionOpened(userId, queueId) {
-      sessions.add(`${userId} ${queueId}`);
-      redis.sadd(queues, `${userId} ${queueId}`).catch(warn('could not record a session'));
+      sessions.opened(`${userId} ${queueId}`);
     },
     sessionClosed(userId, queueId) {
-      sessions.delete(`${userId} ${queueId}`);
-      redis.srem(queues, `${userId} ${queueId}`).catch(warn('could not forget a session'));
+      sessions.forget(`${userId} ${queueId}`, 'could not forget a session');
     },
     async claimSession(userId, queueId) {
       const member = `${userId} ${queueId}`;
@@ -184,19 +195,25 @@ export function startApiNodePresence(options: ApiNodePresenceOptions): ApiNodePr
       // Out of the holder's set first: if the holder dies now, nobody ends the session it gave up.
       const claim = redis.multi();
       if (holder !== nodeId) claim.srem(keys.apiNodeQueues(holder), member);
-      claim.sadd(queues, member).set(keys.queueOwner(queueId), nodeId, 'PX', QUEUE_OWNER_TTL_MS);
+      claimQueueOwner(claim.sadd(queues, member), keys.queueOwner(queueId), nodeId, QUEUE_OWNER_TTL_MS);
       const results = await claim.exec();
       if (results === null) throw new Error('the session claim transaction was discarded');
       for (const [error] of results) if (error) throw error;
-      sessions.add(member);
+      sessions.claimed(member, Number(results.at(-1)?.[1]));
       if (holder !== nodeId) logger.info({ from: holder }, 'took over an /events session reconnected here');
       return true;
     },
     sessionMoved(userId, queueId) {
-      sessions.delete(`${userId} ${queueId}`);
+      // Out of this node's set too: it may have been recorded here again after Redis restarted empty.
+      sessions.forget(`${userId} ${queueId}`, 'could not forget a session that moved');
     },
     async ownsSession(queueId) {
-      const owner = await redis.get(keys.queueOwner(queueId));
+      if (!grace.mayJudge())
+        throw new ChatError(
+          'dependency_unavailable',
+          `cannot tell yet whether another node took over /events session ${queueId}: expected Redis to have been connected for ${options.graceMs} ms, so that every node recorded its sessions again, but it (re)connected less than that ago: ask again later`,
+        );
+      const owner = queueOwnerOf(await redis.get(keys.queueOwner(queueId)));
       return owner === null || owner === nodeId;
     },
     scope(work) {

@@ -32,7 +32,8 @@ export function clusterKeys(prefix: string) {
     apiNodeQueues: (nodeId: string) => `${prefix}api-node:${nodeId}:queues`,
     /**
      * The API node that last took over an `/events` session (its client reconnected there with its
-     * queue id); absent while the session stays where it opened.
+     * queue id) and when, `<nodeId> <claimedAtMs>` by Redis's clock; absent while the session stays
+     * where it opened.
      */
     queueOwner: (queueId: string) => `${prefix}events-queue:${queueId}:owner`,
     /** Taken (SET NX) by the one API node that handles another API node's death. */
