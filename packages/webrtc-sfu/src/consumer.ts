@@ -9,10 +9,9 @@ import {
   type RtpPacket,
   TransportWideCC,
 } from 'werift';
-import { sendPaddingPacket } from './bandwidth/probe-padding.js';
 import { type Producer, qualityLayerIndex, type StreamQuality } from './producer.js';
 import type { ProducerLayer } from './producer-layer.js';
-import { DirectRtpSender, type OutgoingRtpFields } from './rtp/direct-rtp-sender.js';
+import { DirectRtpSender, type OutgoingRtpFields, type PaddingSent } from './rtp/direct-rtp-sender.js';
 import { RetransmissionBuffer, type SentPacket } from './rtp/retransmission-buffer.js';
 import { SequenceRewriter } from './rtp/sequence-rewriter.js';
 import { type Vp8DescriptorFields, Vp8PictureRewriter } from './rtp/vp8-picture-rewriter.js';
@@ -82,6 +81,8 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
   readonly #buffer: RetransmissionBuffer;
   /** The fields of the packet being forwarded, reused: the sender copies them into the header. */
   readonly #fields: OutgoingRtpFields = { sequenceNumber: 0, timestamp: 0, marker: false };
+  /** The fields of the probe padding being sent, reused likewise. */
+  readonly #paddingFields: OutgoingRtpFields = { sequenceNumber: 0, timestamp: 0, marker: false };
   readonly #direct: DirectRtpSender;
   readonly #totals: SfuTotals | undefined;
   readonly #restoreRtcp: () => void;
@@ -233,19 +234,21 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
   }
 
   /**
-   * @internal Sends one padding-only packet of a bandwidth probe on this stream's RTX SSRC, with a
-   * transport-wide sequence number; nothing without RTX, transport-cc or a connected transport.
+   * @internal Sends one padding-only packet of a bandwidth probe on this stream's RTX SSRC, with the
+   * next transport-wide sequence number, through the same direct path as the video (in sending
+   * order, sealed alike); nothing without RTX, transport-cc or a connected transport. The result is
+   * reused by the next call.
    */
-  sendPadding(paddingBytes: number): { transportSequenceNumber: number; bytes: number } | undefined {
+  sendPadding(paddingBytes: number): PaddingSent | undefined {
     const sender = this.#transceiver.sender;
     const payloadType = this.#rtxPayloadType();
-    const transportCcId = this.#transceiver.headerExtensions.find(
-      (extension) => extension.uri === RTP_EXTENSION_URI.transportWideCC,
-    )?.id;
-    if (this.#closed || payloadType === undefined || transportCcId === undefined) return undefined;
+    if (this.#closed || payloadType === undefined || !this.#transportCc) return undefined;
     if (sender.dtlsTransport?.state !== 'connected') return undefined;
-    const stream = { transport: sender.dtlsTransport, ssrc: sender.rtxSsrc, payloadType, transportCcId };
-    return sendPaddingPacket(stream, this.#nextRtxSequenceNumber(), 0, paddingBytes);
+    const fields = this.#paddingFields;
+    fields.sequenceNumber = this.#nextRtxSequenceNumber();
+    // The timestamp of the last forwarded packet, as browsers stamp their RTX padding.
+    fields.timestamp = this.#fields.timestamp;
+    return this.#direct.sendPadding(fields, payloadType, paddingBytes, performance.now(), sender.rtxSsrc);
   }
 
   /** @internal The next forwarded packet starts a new run at a keyframe (new source or resume). */

@@ -70,7 +70,10 @@ export function rtpHeaderLength(layout: ExtensionLayout): number {
   return fixedHeaderSize + layout.blockSize;
 }
 
-/** The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), in a new buffer. Pure. */
+/**
+ * The RTP header (RFC 3550) with one-byte header extensions (RFC 8285), in a new buffer; `padded`
+ * sets the P bit (what follows the header ends with padding, its last byte the padding count). Pure.
+ */
 export function writeRtpHeader(
   fields: OutgoingRtpFields,
   payloadType: number,
@@ -78,9 +81,10 @@ export function writeRtpHeader(
   layout: ExtensionLayout,
   transportSequenceNumber: number | undefined,
   nowMs: number,
+  padded = false,
 ): Buffer {
   const header = Buffer.allocUnsafe(rtpHeaderLength(layout));
-  writeRtpHeaderInto(header, fields, payloadType, ssrc, layout, transportSequenceNumber, nowMs);
+  writeRtpHeaderInto(header, fields, payloadType, ssrc, layout, transportSequenceNumber, nowMs, padded);
   return header;
 }
 
@@ -96,9 +100,10 @@ export function writeRtpHeaderInto(
   layout: ExtensionLayout,
   transportSequenceNumber: number | undefined,
   nowMs: number,
+  padded = false,
 ): number {
   const headerLength = rtpHeaderLength(layout);
-  header[0] = layout.blockSize === 0 ? 0x80 : 0x90;
+  header[0] = (layout.blockSize === 0 ? 0x80 : 0x90) | (padded ? 0x20 : 0);
   header[1] = (fields.marker ? 0x80 : 0) | (payloadType & 0x7f);
   header.writeUInt16BE(fields.sequenceNumber, 2);
   header.writeUInt32BE(fields.timestamp >>> 0, 4);
