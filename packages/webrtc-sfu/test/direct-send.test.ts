@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExtensionProfiles, RTP_EXTENSION_URI, type RtpPacket } from 'werift';
-import type { SfuOptionsInput } from '../src/options.js';
-import {
-  loopbackSfuOptions,
-  VideoTestPublisher,
-  VideoTestSubscriber,
-  waitFor,
-} from '../src/testing/index.js';
-import { offerVideoSubscription, publishVideo, sequenceSteps, sfuTestBed } from './support/sfu-test-bed.js';
+import { loopbackSfuOptions, waitFor } from '../src/testing/index.js';
+import { forwardToTransportCcSubscriber, sequenceSteps, sfuTestBed } from './support/sfu-test-bed.js';
 
 // Forwarded video leaves through DirectRtpSender, which writes headers and counters werift's own
 // sendRtp used to write: these tests read them where a receiver does.
@@ -20,34 +14,9 @@ interface ReceiverReportView {
   remoteOctetCountBySsrc: Record<number, number>;
 }
 
-/**
- * `transportCcId` replaces the transport-wide extension's id in the SFU's offer the subscriber
- * answers (the answer echoes it, and the SFU's sender takes the answer's ids).
- */
-async function forwardToTransportCcSubscriber(transportCcId?: number, options?: SfuOptionsInput) {
-  const router = bed.start(options).createRouter('direct-send');
-  const publisher = bed.track(new VideoTestPublisher({ payloadType: 120 }));
-  await publishVideo(router, 'alice', publisher);
-  publisher.start({ bitrate: 300_000, keyframeInterval: 1_000 });
-  const subscriber = bed.track(new VideoTestSubscriber({ transportCc: true }));
-  const offer = await offerVideoSubscription(router, 'bob', 'alice');
-  const offered =
-    transportCcId === undefined
-      ? offer.sdp
-      : offer.sdp.replace(
-          new RegExp(`a=extmap:\\d+ ${RTP_EXTENSION_URI.transportWideCC}`, 'g'),
-          `a=extmap:${transportCcId} ${RTP_EXTENSION_URI.transportWideCC}`,
-        );
-  if (transportCcId !== undefined) expect(offered).toContain(`a=extmap:${transportCcId} `);
-  await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offered));
-  const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid;
-  if (mid === undefined) throw new Error('no stream in the offer');
-  return { router, publisher, subscriber, mid };
-}
-
 describe('forwarded packets on the wire', () => {
   it('carry one transport-wide sequence number each, consecutive', async () => {
-    const { subscriber, mid } = await forwardToTransportCcSubscriber();
+    const { subscriber, mid } = await forwardToTransportCcSubscriber(bed);
     await waitFor(() => subscriber.count(mid) >= 60, 'video packets at the subscriber');
 
     const transceiver = subscriber.peer.getTransceivers().find((candidate) => candidate.mid === mid);
@@ -71,9 +40,8 @@ describe('forwarded packets on the wire', () => {
   });
 
   it("are encrypted by werift's own cipher with srtp.native off, and the subscriber decrypts them", async () => {
-    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(undefined, {
-      ...loopbackSfuOptions,
-      srtp: { native: false },
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(bed, {
+      sfu: { ...loopbackSfuOptions, srtp: { native: false } },
     });
     await waitFor(() => subscriber.count(mid) >= 60, 'video packets at the subscriber');
     const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
@@ -85,7 +53,7 @@ describe('forwarded packets on the wire', () => {
   });
 
   it("fall back to werift's sendRtp for an extension id above 14, numbered like the direct path", async () => {
-    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(15);
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(bed, { transportCcId: 15 });
     const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
     if (consumer === undefined) throw new Error('no consumer');
     const reported = new Set<number>();
@@ -120,7 +88,7 @@ describe('forwarded packets on the wire', () => {
   });
 
   it("keep werift's sender reports true: packet and octet counts of what was forwarded", async () => {
-    const { router, subscriber, mid } = await forwardToTransportCcSubscriber();
+    const { router, subscriber, mid } = await forwardToTransportCcSubscriber(bed);
     const transceiver = subscriber.peer.getTransceivers().find((candidate) => candidate.mid === mid);
     const receiver = transceiver?.receiver as unknown as ReceiverReportView | undefined;
     if (receiver === undefined) throw new Error('no receiver for the forwarded stream');
@@ -144,7 +112,7 @@ describe('forwarded packets on the wire', () => {
   });
 
   it('give a retransmission a transport-wide number of its own and report it to the estimator', async () => {
-    const { router, publisher, subscriber, mid } = await forwardToTransportCcSubscriber();
+    const { router, publisher, subscriber, mid } = await forwardToTransportCcSubscriber(bed);
     const consumer = [...(router.getProducer('alice', 'video')?.consumers ?? [])][0];
     if (consumer === undefined) throw new Error('no consumer');
     const reported: number[] = [];

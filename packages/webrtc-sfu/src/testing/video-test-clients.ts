@@ -140,6 +140,11 @@ export class VideoTestSubscriber {
   readonly transportFeedback: TransportFeedbackSender | undefined;
   /** Arrival times (wall clock, ms) of padding-only packets, such as the SFU's bandwidth probes. */
   readonly paddingArrivals: number[] = [];
+  /**
+   * Called with every RTP packet the connection decrypted, in arrival order: the video's, its RTX
+   * retransmissions and padding-only packets (which no track sees) alike.
+   */
+  onTransportPacket: ((packet: RtpPacket) => void) | undefined;
   #listening = false;
 
   /**
@@ -182,6 +187,7 @@ export class VideoTestSubscriber {
     if (this.#listening || transceiver === undefined || transport === undefined) return;
     this.#listening = true;
     transport.onRtp.subscribe((packet) => {
+      this.onTransportPacket?.(packet);
       if (packet.payload.length === 0 && packet.header.padding) this.paddingArrivals.push(wallClockMs());
       if (this.transportFeedback === undefined) return;
       const id = transceiver.headerExtensions.find(
