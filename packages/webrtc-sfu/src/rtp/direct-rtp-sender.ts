@@ -91,9 +91,9 @@ class RolloverStateSlot {
  * itself runs on a cipher context kept per SRTP session instead of werift's new cipher object per
  * packet, and the datagram leaves through the addon's `sendto` on the socket's descriptor instead
  * of `dgram`'s send (which builds a request object per datagram). It keeps the counters werift's
- * sender reports and statistics read. Where it cannot (an
- * extension id above 14, a mid over 16 bytes), it falls back to werift's own send path; without a
- * nominated UDP pair, to werift's ICE send.
+ * sender reports and statistics read. Where it cannot (an extension id above 14, a mid over 16
+ * bytes), it falls back to werift's own send path; without a nominated UDP pair, to werift's ICE
+ * send.
  */
 export class DirectRtpSender {
   readonly #sender: RTCRtpSender;
