@@ -121,6 +121,19 @@ describe('writeRtpHeader', () => {
     });
   });
 
+  it('sets the P bit for padding, which werift reads back with the count from the last byte', () => {
+    const layout = planExtensions([{ uri: RTP_EXTENSION_URI.transportWideCC, id: 3 }], undefined);
+    if (layout === undefined) throw new Error('no layout');
+    const fields = { sequenceNumber: 7, timestamp: 9, marker: false };
+    const bytes = writeRtpHeader(fields, 97, 0x0102_0304, layout, 42, 0, true);
+    const padding = Buffer.from([0, 0, 0, 4]);
+    const header = RtpHeader.deSerialize(Buffer.concat([bytes, padding]));
+    expect(header).toMatchObject({ padding: true, paddingSize: 4, payloadType: 97 });
+    expect(header.payloadOffset).toBe(bytes.length);
+    expect(header.extensions[0]?.payload.readUInt16BE(0)).toBe(42);
+    expect(RtpHeader.deSerialize(writeRtpHeader(fields, 97, 1, layout, 42, 0)).padding).toBe(false);
+  });
+
   it('refuses what one-byte headers cannot carry, so the sender falls back to werift', () => {
     expect(planExtensions([{ uri: RTP_EXTENSION_URI.transportWideCC, id: 15 }], undefined)).toBeUndefined();
     expect(planExtensions([{ uri: RTP_EXTENSION_URI.sdesMid, id: 1 }], 'm'.repeat(17))).toBeUndefined();
