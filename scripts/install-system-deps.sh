@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Node: pnpm, and (as root, on Debian/Ubuntu) LibreOffice without
-# a GUI, python3-uno for the warm conversion pool, metric-compatible fonts, Chromium for the WebRTC
-# browser tests, HAProxy for the cluster test, nginx and systemd-analyze for the deployment tests,
+# a GUI, python3-uno for the warm conversion pool, metric-compatible fonts, Chromium and Firefox ESR
+# for the WebRTC browser tests, HAProxy for the cluster test, nginx and systemd-analyze for the deployment tests,
 # qpdf for the encrypted-PDF samples, and ejabberd for the XMPP chat mirror tests (they start
 # private servers through `erl`; the Debian service itself is not used). Idempotent; skips what is
 # already there.
@@ -15,7 +15,7 @@ fi
 packages=(
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   fonts-dejavu-core fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea
-  chromium openssl iproute2 util-linux haproxy xmlsec1 nginx systemd qpdf ejabberd
+  chromium firefox-esr openssl iproute2 util-linux haproxy xmlsec1 nginx systemd qpdf ejabberd
 )
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

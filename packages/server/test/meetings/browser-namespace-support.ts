@@ -56,14 +56,22 @@ export interface NamespaceRun {
 
 /**
  * Runs `vitest run <testFile>` (a path from `import.meta.url`) again inside a new network namespace
- * with the veth pair, `BROWSER_NETNS_INNER=1` and `env` added to this process's environment.
+ * with the veth pair, `BROWSER_NETNS_INNER=1` and `env` added to this process's environment. With
+ * `defaultRoute`, the namespace also gets a default route into the pair: Firefox gathers no ICE
+ * candidates at all on a host without one. A packet for any other address goes into the pair and
+ * is dropped at its other end (the namespace forwards nothing), so still none leaves.
  */
-export function runInNamespace(testFileUrl: string, env: Record<string, string> = {}): Promise<NamespaceRun> {
+export function runInNamespace(
+  testFileUrl: string,
+  env: Record<string, string> = {},
+  options: { defaultRoute?: boolean } = {},
+): Promise<NamespaceRun> {
   const testFile = path.relative(repositoryRoot, fileURLToPath(testFileUrl));
+  const setup = options.defaultRoute ? `${namespaceSetup} && ip route add default dev v0` : namespaceSetup;
   return new Promise((resolve) => {
     const child = spawn(
       'unshare',
-      ['--net', 'sh', '-c', `${namespaceSetup} && exec node_modules/.bin/vitest run ${testFile}`],
+      ['--net', 'sh', '-c', `${setup} && exec node_modules/.bin/vitest run ${testFile}`],
       {
         cwd: repositoryRoot,
         env: { ...process.env, ...env, BROWSER_NETNS_INNER: '1' },

@@ -1,0 +1,214 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser as ChromiumBrowser } from 'playwright-core';
+import puppeteer, { type Browser as FirefoxBrowser } from 'puppeteer-core';
+import { describe, expect, it } from 'vitest';
+import { startChatServer, users } from '../chat/chat-test-support.js';
+import {
+  expectInnerRunPassed,
+  forwardConsole,
+  inNamespace,
+  launchChromium,
+  missingPrerequisite,
+  mustRun,
+  runInNamespace,
+} from './browser-namespace-support.js';
+
+/**
+ * Firefox and Chromium in one meeting through the meeting page: headless Firefox ESR (Debian's
+ * `firefox-esr`, driven over WebDriver BiDi by puppeteer-core) with its fake camera and microphone
+ * and headless Chromium with its fake devices, inside a private network namespace
+ * (browser-namespace-support.ts). Each must receive the other's audio and decoded video: Firefox
+ * offers and answers SDP, numbers simulcast layers and sends RTCP differently from Chromium.
+ */
+const firefoxPath = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
+const missing =
+  missingPrerequisite() ??
+  (inNamespace || existsSync(firefoxPath)
+    ? undefined
+    : `there is no Firefox at ${firefoxPath} (set FIREFOX_PATH)`);
+
+interface BrowserResult {
+  browser: string;
+  framesDecoded: number;
+  audioPacketsReceived: number;
+  remoteAudioLevel: number;
+  talkingSeen: string[];
+  status: string;
+}
+
+/** What both drivers' pages offer: running a function in the page. */
+interface EvaluatingPage {
+  evaluate<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Reads the meeting page's stats until it decoded video, received audio (heard it, with
+ * `audible`) and saw `otherUserId` talk.
+ */
+async function pollStats(
+  page: EvaluatingPage,
+  browser: string,
+  otherUserId: string,
+  audible: boolean,
+  timeoutMs: number,
+): Promise<BrowserResult> {
+  const deadline = Date.now() + timeoutMs;
+  const talkingSeen = new Set<string>();
+  let last: BrowserResult = {
+    browser,
+    framesDecoded: 0,
+    audioPacketsReceived: 0,
+    remoteAudioLevel: 0,
+    talkingSeen: [],
+    status: '',
+  };
+  while (Date.now() < deadline) {
+    const stats = await page.evaluate(async () => {
+      const scope = globalThis as unknown as {
+        meetingPage: {
+          stats(): Promise<{ framesDecoded: number; audioPacketsReceived: number; remoteAudioLevel: number }>;
+          talking(): string[];
+        };
+        document: { getElementById(id: string): { textContent: string | null } | null };
+      };
+      const { framesDecoded, audioPacketsReceived, remoteAudioLevel } = await scope.meetingPage.stats();
+      const status = scope.document.getElementById('status')?.textContent ?? '';
+      return {
+        framesDecoded,
+        audioPacketsReceived,
+        remoteAudioLevel,
+        talking: scope.meetingPage.talking(),
+        status,
+      };
+    });
+    for (const userId of stats.talking) talkingSeen.add(userId);
+    last = {
+      browser,
+      framesDecoded: stats.framesDecoded,
+      audioPacketsReceived: stats.audioPacketsReceived,
+      remoteAudioLevel: stats.remoteAudioLevel,
+      talkingSeen: [...talkingSeen],
+      status: stats.status,
+    };
+    const heard = audible ? last.remoteAudioLevel > 0.01 : last.audioPacketsReceived > 50;
+    if (last.framesDecoded > 10 && heard && talkingSeen.has(otherUserId)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return last;
+}
+
+/** Headless Firefox with fake devices, no permission prompts and host candidates as they are. */
+function launchFirefox(): Promise<FirefoxBrowser> {
+  return puppeteer.launch({
+    browser: 'firefox',
+    executablePath: firefoxPath,
+    headless: true,
+    extraPrefsFirefox: {
+      'media.navigator.streams.fake': true,
+      'media.navigator.permission.disabled': true,
+      'media.autoplay.default': 0,
+      'media.autoplay.blocking_policy': 0,
+      'media.peerconnection.ice.obfuscate_host_addresses': false,
+      // Nothing that calls outside the namespace.
+      'network.captive-portal-service.enabled': false,
+      'app.update.enabled': false,
+      'browser.safebrowsing.malware.enabled': false,
+      'browser.safebrowsing.phishing.enabled': false,
+      'datareporting.policy.dataSubmissionEnabled': false,
+    },
+  });
+}
+
+describe('the meeting page in Firefox and Chromium', () => {
+  it.skipIf(inNamespace || (missing !== undefined && !mustRun))(
+    'each browser receives the other one audio (not silent) and video (decoded frames), inside a private network namespace',
+    async () => {
+      if (missing !== undefined) throw new Error(`the Firefox meeting test cannot run: ${missing}`);
+      const folder = mkdtempSync(path.join(tmpdir(), 'meeting-firefox-'));
+      const resultFile = path.join(folder, 'result.json');
+      try {
+        expectInnerRunPassed(
+          await runInNamespace(
+            import.meta.url,
+            { MEETING_BROWSER_RESULT: resultFile },
+            { defaultRoute: true },
+          ),
+        );
+        const results = JSON.parse(readFileSync(resultFile, 'utf8')) as Record<string, BrowserResult>;
+        console.info('Firefox and Chromium meeting results', JSON.stringify(Object.values(results)));
+        expect(Object.values(results).map((result) => result.browser)).toEqual(['firefox', 'chromium']);
+        const [firefoxResult, chromiumResult] = Object.values(results);
+        for (const result of [firefoxResult, chromiumResult]) {
+          expect(result?.framesDecoded, result?.status).toBeGreaterThan(10);
+          expect(result?.audioPacketsReceived, result?.status).toBeGreaterThan(50);
+        }
+        expect(chromiumResult?.remoteAudioLevel, chromiumResult?.status).toBeGreaterThan(0.01);
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+    240_000,
+  );
+
+  it.runIf(inNamespace)(
+    '(inside the namespace) joins, publishes and receives in Firefox and Chromium',
+    async () => {
+      const server = await startChatServer('sqlite');
+      let firefox: FirefoxBrowser | undefined;
+      let chromium: ChromiumBrowser | undefined;
+      try {
+        const { alice, bob, carol } = users('alice', 'bob', 'carol');
+        const room = await server.as(alice)('POST', '/rooms', {
+          json: { type: 'group', name: 'Firefox and Chromium', membersIds: [bob, carol] },
+        });
+        const pageUrl = async (userId: string) =>
+          `${server.url}/examples/meeting/#token=${await server.token(userId)}&room=${room.body.id}&autojoin=1&camera=1`;
+
+        firefox = await launchFirefox();
+        const firefoxPage = await firefox.newPage();
+        firefoxPage.on('console', (message) => {
+          if (message.type() === 'error') console.error(`[firefox] ${message.text()}`);
+        });
+        await firefoxPage.goto(await pageUrl(alice));
+        await firefoxPage.waitForSelector('body[data-ready]', { timeout: 60_000 });
+        const firefoxReady = await firefoxPage.evaluate(async () => ({
+          ready: document.body.getAttribute('data-ready'),
+          status: document.getElementById('status')?.textContent ?? '',
+        }));
+        expect(firefoxReady.ready, firefoxReady.status).toBe('true');
+
+        chromium = await launchChromium();
+        const chromiumPage = await chromium.newPage();
+        forwardConsole(chromiumPage, 'chromium');
+        await chromiumPage.goto(await pageUrl(bob));
+        await chromiumPage.waitForSelector('body[data-ready]', { timeout: 60_000 });
+        expect(
+          await chromiumPage.getAttribute('body', 'data-ready'),
+          (await chromiumPage.textContent('#status')) ?? '',
+        ).toBe('true');
+
+        const results: Record<string, BrowserResult> = {
+          // Headless Firefox has no audio output here, and its Web Audio analyser reads silence: its
+          // received audio counts in packets; Chromium's in level, from Firefox's microphone too.
+          [alice]: await pollStats(firefoxPage as unknown as EvaluatingPage, 'firefox', bob, false, 60_000),
+          [bob]: await pollStats(chromiumPage, 'chromium', alice, true, 60_000),
+        };
+        if (process.env.MEETING_BROWSER_RESULT)
+          writeFileSync(process.env.MEETING_BROWSER_RESULT, JSON.stringify(results));
+        for (const result of Object.values(results)) {
+          expect(result.framesDecoded, `${result.browser}: ${result.status}`).toBeGreaterThan(10);
+          expect(result.audioPacketsReceived, `${result.browser}: ${result.status}`).toBeGreaterThan(50);
+        }
+        expect(results[bob]?.remoteAudioLevel, results[bob]?.status).toBeGreaterThan(0.01);
+        expect(results[alice]?.talkingSeen).toContain(bob);
+        expect(results[bob]?.talkingSeen).toContain(alice);
+      } finally {
+        await Promise.allSettled([firefox?.close(), chromium?.close()]);
+        await server.stop();
+      }
+    },
+    180_000,
+  );
+});
