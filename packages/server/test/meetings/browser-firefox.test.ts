@@ -173,10 +173,20 @@ describe('the meeting page in Firefox and Chromium', () => {
         });
         await firefoxPage.goto(await pageUrl(alice));
         await firefoxPage.waitForSelector('body[data-ready]', { timeout: 60_000 });
-        const firefoxReady = await firefoxPage.evaluate(async () => ({
-          ready: document.body.getAttribute('data-ready'),
-          status: document.getElementById('status')?.textContent ?? '',
-        }));
+        const firefoxReady = await firefoxPage.evaluate(async () => {
+          const page = (
+            globalThis as unknown as {
+              document: {
+                body: { getAttribute(name: string): string | null };
+                getElementById(id: string): { textContent: string | null } | null;
+              };
+            }
+          ).document;
+          return {
+            ready: page.body.getAttribute('data-ready'),
+            status: page.getElementById('status')?.textContent ?? '',
+          };
+        });
         expect(firefoxReady.ready, firefoxReady.status).toBe('true');
 
         chromium = await launchChromium();
