@@ -14,6 +14,7 @@ import {
   mustRun,
   runInNamespace,
 } from './browser-namespace-support.js';
+import { type EvaluatingPage, type MeetingStats, pollMeetingStats } from './meeting-page-probe.js';
 
 /**
  * Firefox and Chromium in one meeting through the meeting page: headless Firefox ESR (Debian's
@@ -29,74 +30,9 @@ const missing =
     ? undefined
     : `there is no Firefox at ${firefoxPath} (set FIREFOX_PATH)`);
 
-interface BrowserResult {
+/** A page's stats, and which browser read them. */
+interface BrowserResult extends MeetingStats {
   browser: string;
-  framesDecoded: number;
-  audioPacketsReceived: number;
-  remoteAudioLevel: number;
-  talkingSeen: string[];
-  status: string;
-}
-
-/** What both drivers' pages offer: running a function in the page. */
-interface EvaluatingPage {
-  evaluate<T>(work: () => Promise<T>): Promise<T>;
-}
-
-/**
- * Reads the meeting page's stats until it decoded video, received audio (heard it, with
- * `audible`) and saw `otherUserId` talk.
- */
-async function pollStats(
-  page: EvaluatingPage,
-  browser: string,
-  otherUserId: string,
-  audible: boolean,
-  timeoutMs: number,
-): Promise<BrowserResult> {
-  const deadline = Date.now() + timeoutMs;
-  const talkingSeen = new Set<string>();
-  let last: BrowserResult = {
-    browser,
-    framesDecoded: 0,
-    audioPacketsReceived: 0,
-    remoteAudioLevel: 0,
-    talkingSeen: [],
-    status: '',
-  };
-  while (Date.now() < deadline) {
-    const stats = await page.evaluate(async () => {
-      const scope = globalThis as unknown as {
-        meetingPage: {
-          stats(): Promise<{ framesDecoded: number; audioPacketsReceived: number; remoteAudioLevel: number }>;
-          talking(): string[];
-        };
-        document: { getElementById(id: string): { textContent: string | null } | null };
-      };
-      const { framesDecoded, audioPacketsReceived, remoteAudioLevel } = await scope.meetingPage.stats();
-      const status = scope.document.getElementById('status')?.textContent ?? '';
-      return {
-        framesDecoded,
-        audioPacketsReceived,
-        remoteAudioLevel,
-        talking: scope.meetingPage.talking(),
-        status,
-      };
-    });
-    for (const userId of stats.talking) talkingSeen.add(userId);
-    last = {
-      browser,
-      framesDecoded: stats.framesDecoded,
-      audioPacketsReceived: stats.audioPacketsReceived,
-      remoteAudioLevel: stats.remoteAudioLevel,
-      talkingSeen: [...talkingSeen],
-      status: stats.status,
-    };
-    const heard = audible ? last.remoteAudioLevel > 0.01 : last.audioPacketsReceived > 50;
-    if (last.framesDecoded > 10 && heard && talkingSeen.has(otherUserId)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return last;
 }
 
 /** Headless Firefox with fake devices, no permission prompts and host candidates as they are. */
@@ -202,8 +138,17 @@ describe('the meeting page in Firefox and Chromium', () => {
         const results: Record<string, BrowserResult> = {
           // Headless Firefox has no audio output here, and its Web Audio analyser reads silence: its
           // received audio counts in packets; Chromium's in level, from Firefox's microphone too.
-          [alice]: await pollStats(firefoxPage as unknown as EvaluatingPage, 'firefox', bob, false, 60_000),
-          [bob]: await pollStats(chromiumPage, 'chromium', alice, true, 60_000),
+          [alice]: {
+            browser: 'firefox',
+            ...(await pollMeetingStats(firefoxPage as unknown as EvaluatingPage, bob, {
+              audible: false,
+              timeoutMs: 60_000,
+            })),
+          },
+          [bob]: {
+            browser: 'chromium',
+            ...(await pollMeetingStats(chromiumPage, alice, { audible: true, timeoutMs: 60_000 })),
+          },
         };
         if (process.env.MEETING_BROWSER_RESULT)
           writeFileSync(process.env.MEETING_BROWSER_RESULT, JSON.stringify(results));

@@ -13,6 +13,7 @@ import {
   mustRun,
   runInNamespace,
 } from './browser-namespace-support.js';
+import { type MeetingStats, pollMeetingStats } from './meeting-page-probe.js';
 
 /**
  * Two headless Chromium instances with fake camera and microphone join one meeting through the
@@ -21,42 +22,7 @@ import {
  */
 const missing = missingPrerequisite();
 
-interface BrowserResult {
-  framesDecoded: number;
-  remoteAudioLevel: number;
-  talkingSeen: string[];
-  status: string;
-}
-
-async function pollStats(page: Page, otherUserId: string, timeoutMs: number): Promise<BrowserResult> {
-  const deadline = Date.now() + timeoutMs;
-  const talkingSeen = new Set<string>();
-  let last: BrowserResult = { framesDecoded: 0, remoteAudioLevel: 0, talkingSeen: [], status: '' };
-  while (Date.now() < deadline) {
-    const stats = await page.evaluate(async () => {
-      const scope = globalThis as unknown as {
-        meetingPage: {
-          stats(): Promise<{ framesDecoded: number; remoteAudioLevel: number }>;
-          talking(): string[];
-        };
-        document: { getElementById(id: string): { textContent: string | null } | null };
-      };
-      const { framesDecoded, remoteAudioLevel } = await scope.meetingPage.stats();
-      const status = scope.document.getElementById('status')?.textContent ?? '';
-      return { framesDecoded, remoteAudioLevel, talking: scope.meetingPage.talking(), status };
-    });
-    for (const userId of stats.talking) talkingSeen.add(userId);
-    last = {
-      framesDecoded: stats.framesDecoded,
-      remoteAudioLevel: stats.remoteAudioLevel,
-      talkingSeen: [...talkingSeen],
-      status: stats.status,
-    };
-    if (last.framesDecoded > 10 && last.remoteAudioLevel > 0.01 && talkingSeen.has(otherUserId)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return last;
-}
+type BrowserResult = MeetingStats;
 
 describe('the meeting page in two headless Chromium instances', () => {
   it.skipIf(inNamespace || (missing !== undefined && !mustRun))(
@@ -112,7 +78,7 @@ describe('the meeting page in two headless Chromium instances', () => {
         const results: Record<string, BrowserResult> = {};
         for (const [userId, page] of Object.entries(pages)) {
           const other = userId === alice ? bob : alice;
-          results[userId] = await pollStats(page, other, 45_000);
+          results[userId] = await pollMeetingStats(page, other, { audible: true, timeoutMs: 45_000 });
           await page.screenshot({
             path: path.join(tmpdir(), `meeting-${userId === alice ? 'alice' : 'bob'}.png`),
           });

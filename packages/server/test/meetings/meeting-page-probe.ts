@@ -87,3 +87,71 @@ export async function eventEntries(page: Page): Promise<StatusEntry[]> {
       text: `${event.type} ${event.userId?.slice(0, 8) ?? ''}`,
     }));
 }
+
+/** What {@link pollMeetingStats} read of a meeting page. */
+export interface MeetingStats {
+  framesDecoded: number;
+  audioPacketsReceived: number;
+  remoteAudioLevel: number;
+  /** Every user the page was told talks, while polling. */
+  talkingSeen: string[];
+  status: string;
+}
+
+/** What both browser drivers' pages (Playwright's, puppeteer's) offer: running a function in the page. */
+export interface EvaluatingPage {
+  evaluate<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * Reads the meeting page's stats every 250 ms until it decoded video, received audio (heard it,
+ * above a level of 0.01, with `audible`; else over 50 packets) and saw `otherUserId` talk, or
+ * `timeoutMs` passed; resolves with the last reading.
+ */
+export async function pollMeetingStats(
+  page: EvaluatingPage,
+  otherUserId: string,
+  options: { audible: boolean; timeoutMs: number },
+): Promise<MeetingStats> {
+  const deadline = Date.now() + options.timeoutMs;
+  const talkingSeen = new Set<string>();
+  let last: MeetingStats = {
+    framesDecoded: 0,
+    audioPacketsReceived: 0,
+    remoteAudioLevel: 0,
+    talkingSeen: [],
+    status: '',
+  };
+  while (Date.now() < deadline) {
+    const stats = await page.evaluate(async () => {
+      const scope = globalThis as unknown as {
+        meetingPage: {
+          stats(): Promise<{ framesDecoded: number; audioPacketsReceived: number; remoteAudioLevel: number }>;
+          talking(): string[];
+        };
+        document: { getElementById(id: string): { textContent: string | null } | null };
+      };
+      const { framesDecoded, audioPacketsReceived, remoteAudioLevel } = await scope.meetingPage.stats();
+      const status = scope.document.getElementById('status')?.textContent ?? '';
+      return {
+        framesDecoded,
+        audioPacketsReceived,
+        remoteAudioLevel,
+        talking: scope.meetingPage.talking(),
+        status,
+      };
+    });
+    for (const userId of stats.talking) talkingSeen.add(userId);
+    last = {
+      framesDecoded: stats.framesDecoded,
+      audioPacketsReceived: stats.audioPacketsReceived,
+      remoteAudioLevel: stats.remoteAudioLevel,
+      talkingSeen: [...talkingSeen],
+      status: stats.status,
+    };
+    const heard = options.audible ? last.remoteAudioLevel > 0.01 : last.audioPacketsReceived > 50;
+    if (last.framesDecoded > 10 && heard && talkingSeen.has(otherUserId)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return last;
+}
