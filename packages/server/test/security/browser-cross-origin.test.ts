@@ -24,6 +24,21 @@ const runnable = existsSync(chromiumPath) || process.env.CI === 'true';
 const stepTimeoutMs = 30_000;
 const testTimeoutMs = 120_000;
 
+/**
+ * `work`, or an error naming `step` once it took over {@link stepTimeoutMs}: Playwright bounds
+ * navigation and waiting, but not `newPage`, `evaluate` or `close`.
+ */
+function within<T>(step: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${step}: no answer within ${stepTimeoutMs} ms`)),
+      stepTimeoutMs,
+    );
+  });
+  return Promise.race([work, bound]).finally(() => clearTimeout(timer));
+}
+
 /** The attacker's page: a form that posts `body` as text/plain, and a WebSocket to `/events`. */
 function attackerPage(target: string, body: string): string {
   const separator = body.indexOf('=');
@@ -92,35 +107,53 @@ describe.runIf(runnable)('a page on another origin, with the victim’s cookie, 
   it(
     'refuses the forged form (403, IdP unchanged) and the WebSocket of the other origin',
     async () => {
-      const page = await context.newPage();
+      const page = await within('open a page', context.newPage());
       // Every step has its own bound (generous: the full suite runs several browsers on two cores),
       // so a stall names the step instead of ending as the test's timeout.
       page.setDefaultTimeout(stepTimeoutMs);
-      await page.goto(`${attackerUrl}/`);
-      expect(
-        await page.evaluate(
-          (bound) =>
-            Promise.race([
-              (globalThis as unknown as { socketResult: Promise<string> }).socketResult,
-              new Promise<string>((resolve) => setTimeout(() => resolve('no close within the bound'), bound)),
-            ]),
-          stepTimeoutMs,
-        ),
-      ).toBe('closed 1006');
-      const [answer] = await Promise.all([
-        page.waitForResponse((response) => response.url().includes('/admin/auth/saml/victim.example')),
-        page.evaluate(() =>
-          (globalThis as unknown as { document: { getElementById(id: string): { submit(): void } } }).document
-            .getElementById('forge')
-            .submit(),
-        ),
-      ]);
-      expect(answer.request().headers().cookie ?? (await answer.request().allHeaders()).cookie).toContain(
-        'ZM_AUTH_TOKEN=',
-      );
-      expect(answer.status()).toBe(403);
-      expect(await storedIdp()).toBeUndefined();
-      await page.close();
+      try {
+        await page.goto(`${attackerUrl}/`);
+        expect(
+          await within(
+            'read the WebSocket result',
+            page.evaluate(
+              (bound) =>
+                Promise.race([
+                  (globalThis as unknown as { socketResult: Promise<string> }).socketResult,
+                  new Promise<string>((resolve) =>
+                    setTimeout(() => resolve('no close within the bound'), bound),
+                  ),
+                ]),
+              stepTimeoutMs - 1_000,
+            ),
+          ),
+        ).toBe('closed 1006');
+        const response = page.waitForResponse((candidate) =>
+          candidate.url().includes('/admin/auth/saml/victim.example'),
+        );
+        // Submitted after the call returns: an evaluate whose own call navigates the page away may
+        // never settle.
+        await within(
+          'submit the form',
+          page.evaluate(() => {
+            setTimeout(() =>
+              (
+                globalThis as unknown as { document: { getElementById(id: string): { submit(): void } } }
+              ).document
+                .getElementById('forge')
+                .submit(),
+            );
+          }),
+        );
+        const answer = await response;
+        expect(answer.request().headers().cookie ?? (await answer.request().allHeaders()).cookie).toContain(
+          'ZM_AUTH_TOKEN=',
+        );
+        expect(answer.status()).toBe(403);
+        expect(await storedIdp()).toBeUndefined();
+      } finally {
+        await within('close the page', page.close()).catch(() => {});
+      }
     },
     testTimeoutMs,
   );
@@ -128,28 +161,31 @@ describe.runIf(runnable)('a page on another origin, with the victim’s cookie, 
   it(
     'lets a page of the server’s own origin import XML and open /events with the cookie',
     async () => {
-      const page = await context.newPage();
+      const page = await within('open a page', context.newPage());
       page.setDefaultTimeout(stepTimeoutMs);
       await page.goto(`${server.url}/examples/meeting/`);
-      const result = await page.evaluate(
-        async ({ xml, events }) => {
-          const imported = await fetch('/admin/auth/saml/victim.example', {
-            method: 'POST',
-            headers: { 'content-type': 'application/xml' },
-            body: xml,
-          });
-          const socketResult = await new Promise<string>((resolve) => {
-            const socket = new WebSocket(events);
-            socket.onmessage = (event) => resolve(JSON.parse(event.data).type);
-            socket.onclose = (event) => resolve(`closed ${event.code}`);
-          });
-          return { status: imported.status, socketResult };
-        },
-        { xml: metadata, events: `${server.url.replace('http:', 'ws:')}/events` },
+      const result = await within(
+        'import and connect from the own origin',
+        page.evaluate(
+          async ({ xml, events }) => {
+            const imported = await fetch('/admin/auth/saml/victim.example', {
+              method: 'POST',
+              headers: { 'content-type': 'application/xml' },
+              body: xml,
+            });
+            const socketResult = await new Promise<string>((resolve) => {
+              const socket = new WebSocket(events);
+              socket.onmessage = (event) => resolve(JSON.parse(event.data).type);
+              socket.onclose = (event) => resolve(`closed ${event.code}`);
+            });
+            return { status: imported.status, socketResult };
+          },
+          { xml: metadata, events: `${server.url.replace('http:', 'ws:')}/events` },
+        ),
       );
       expect(result).toEqual({ status: 200, socketResult: 'websocketConnected' });
       expect(await storedIdp()).toBe('https://evil.example/idp');
-      await page.close();
+      await within('close the page', page.close()).catch(() => {});
     },
     testTimeoutMs,
   );
