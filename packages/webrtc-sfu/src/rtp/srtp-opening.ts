@@ -100,7 +100,8 @@ function openRtp(
 }
 
 function openRtcp(opener: SrtpOpener, weriftDecrypt: (packet: Buffer) => Buffer): (packet: Buffer) => Buffer {
-  const trailerLength = 4 + (opener.profile === 7 ? 16 : 10);
+  // The SRTCP index (E flag and 31 bits) and the tag.
+  const trailerLength = 4 + opener.tagLength;
   return (packet) => {
     if (packet.length < 8 + trailerLength) return weriftDecrypt(packet);
     const output = Buffer.allocUnsafe(packet.length - trailerLength);
