@@ -20,6 +20,7 @@ export {
 } from './audio/opus-codec.js';
 export { frameLevelDbov, TalkingDetector, type TalkingDetectorOptions } from './audio/talking-detector.js';
 export { BandwidthEstimator, type BandwidthEstimatorOptions } from './bandwidth/bandwidth-estimator.js';
+export { streamToExplore } from './bandwidth/exploration.js';
 export { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
 export { BandwidthProbe, type ProbeVerdict, type ProbeVerdictOptions } from './bandwidth/probe.js';
 export { Prober, type ProberOptions, type ProbeStats } from './bandwidth/prober.js';

@@ -168,7 +168,8 @@ const bandwidthSchema = z
     upgradeHeadroom: z.number().min(1).max(3).default(1.15),
     /**
      * After a stream steps down (or pauses), it climbs again only after this many ms; doubled (up to
-     * 8 times) each time a step down undoes a climb of the last 5 s.
+     * 4 times) each time a step down or a failed probe undoes a climb of the last 5 s. Also the
+     * shortest time between two probes above the estimate.
      */
     upgradeHoldMs: z.number().int().min(0).default(3_000),
     /** Bit/s kept out of a subscriber's video budget for its audio, which has its own connection. */

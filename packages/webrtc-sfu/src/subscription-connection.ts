@@ -9,6 +9,7 @@ import {
   TransportWideCC,
 } from 'werift';
 import { BandwidthEstimator } from './bandwidth/bandwidth-estimator.js';
+import { streamToExplore } from './bandwidth/exploration.js';
 import { type AllocationStream, allocateLayers } from './bandwidth/layer-allocation.js';
 import { paddingPossible } from './bandwidth/probe-padding.js';
 import { Prober, type ProbeStats } from './bandwidth/prober.js';
@@ -53,6 +54,8 @@ export function streamKey(stream: StreamRef): string {
 
 /** Below this a layer's measured bitrate is not trusted (it has just started). */
 const smallestLayerBitrate = 10_000;
+/** Probes above the estimate are at least this far apart, ms, whatever `upgradeHoldMs` says. */
+const minExplorationIntervalMs = 1_000;
 
 /**
  * A participant's subscribe connection: the SFU offers one send-only video transceiver per watched
@@ -62,6 +65,9 @@ const smallestLayerBitrate = 10_000;
  * RTX, a climb to a higher layer (or a resume) waits for a bandwidth probe: padding up to what the
  * climb needs, for `bandwidth.probe.durationMs`; the climb happens only if the probe's feedback is
  * clean, and a failed probe holds the climbing streams back like an undone climb (`UpgradeHold`).
+ * A stream that only the estimate keeps below the layer it wants does not wait for the estimate to
+ * grow into the next layer: it probes for it (at most once per `upgradeHoldMs`), and a passed probe
+ * raises the estimate to what the link carried.
  */
 export class SubscriptionConnection {
   readonly #subscriberId: string;
@@ -73,6 +79,8 @@ export class SubscriptionConnection {
   readonly #estimator: BandwidthEstimator;
   readonly #holds = new WeakMap<Consumer, UpgradeHold>();
   readonly #prober: Prober;
+  /** When a probe above the estimate was last asked for ({@link SubscriptionConnection.allocate}). */
+  #lastExplorationMs = Number.NEGATIVE_INFINITY;
   /** What a passed probe showed the link carries (video bit/s), until when it may be used. */
   #probeGrant: { bitrate: number; untilMs: number } | undefined;
   readonly #listened = new WeakSet<RTCDtlsTransport>();
@@ -207,6 +215,7 @@ export class SubscriptionConnection {
       };
     });
     const chosen = allocateLayers(streams, budget, upgradeHeadroom);
+    this.#exploreAboveEstimate(streams, chosen, nowMs);
     this.#probeBeforeClimbing(
       entries.map(({ consumer }) => consumer),
       streams,
@@ -226,6 +235,36 @@ export class SubscriptionConnection {
   }
 
   /**
+   * Lets one stream that only the estimate keeps below the layer it wants climb one layer in
+   * `chosen` ({@link streamToExplore}), so `#probeBeforeClimbing` probes for it now instead of
+   * waiting for the estimate to grow into the layer: a passed probe raises the estimate to what
+   * the link carried. Only while feedback is clean, with probes possible, and at most once per
+   * `upgradeHoldMs` (at least a second).
+   */
+  #exploreAboveEstimate(
+    streams: readonly AllocationStream[],
+    chosen: Array<number | undefined>,
+    nowMs: number,
+  ): void {
+    const { upgradeHeadroom, audioReserveBitrate, upgradeHoldMs, probe } = this.#options.bandwidth;
+    if (!probe.enabled || this.#prober.running || !this.#estimator.feedbackClean(nowMs)) return;
+    if (nowMs - this.#lastExplorationMs < Math.max(upgradeHoldMs, minExplorationIntervalMs)) return;
+    if (this.#paddable().length === 0) return;
+    const receiver = this.#estimator.receiverEstimate;
+    const receiverBudget = receiver === undefined ? undefined : receiver - audioReserveBitrate;
+    const position = streamToExplore(streams, chosen, upgradeHeadroom, receiverBudget);
+    const layer = chosen[position];
+    if (layer === undefined) return;
+    this.#lastExplorationMs = nowMs;
+    chosen[position] = layer + 1;
+  }
+
+  /** The subscriber's streams whose transceiver can carry probe padding (negotiated RTX). */
+  #paddable(): Array<{ consumer: Consumer; transceiver: RTCRtpTransceiver }> {
+    return [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
+  }
+
+  /**
    * With climbs among `chosen` and no passed probe covering them: keeps the climbing streams where
    * they are (in `chosen`) and starts a probe to what the climbs need, unless one runs already.
    * Without transport-wide feedback, RTX, or with probes disabled, lets the climbs through.
@@ -239,7 +278,7 @@ export class SubscriptionConnection {
     const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
     // Nothing chosen above what is forwarded now (a resume at the lowest layer included): no probe.
     if (!streams.some((stream, position) => (chosen[position] ?? -1) > (stream.currentLayer ?? 0))) return;
-    const paddable = [...this.#consumers.values()].filter(({ transceiver }) => paddingPossible(transceiver));
+    const paddable = this.#paddable();
     const probing = probe.enabled && this.#estimator.transportEstimate !== undefined && paddable.length > 0;
     if (probing) {
       // One layer at a time: a probe to the next layer's rate, not to the estimate's whole climb.
@@ -290,7 +329,13 @@ export class SubscriptionConnection {
         const doneMs = performance.now();
         // What the layers forwarded now need, with the climbing headroom so the measured bitrates'
         // jitter does not pause them, and well below what the failed climb needed.
-        this.#estimator.probed(passed, (current + audioReserveBitrate) * upgradeHeadroom, doneMs);
+        // Passed: the link carried the probe's video and the audio beside it.
+        this.#estimator.probed(
+          passed,
+          (current + audioReserveBitrate) * upgradeHeadroom,
+          doneMs,
+          finished.targetBitrate + audioReserveBitrate,
+        );
         if (passed) {
           // What the link carried: layer bitrates measured a moment later may have grown a little
           // (a layer that just came up is still ramping), which must not ask for the same probe again.

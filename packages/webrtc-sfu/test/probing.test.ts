@@ -133,6 +133,32 @@ describe('bandwidth probes before a climb', () => {
     expect(bob.subscriptionProbes.paddingPackets).toBeGreaterThan(0);
   }, 120_000);
 
+  it('climbs back on probes above the estimate once a limit is lifted, where the estimate alone would grow too slowly', async () => {
+    // 1 % a second: from the low layer's ~100 kbit/s the estimate alone would need minutes to
+    // reach what the high layer needs.
+    sfu = createSfu({ ...options, bandwidth: { ...options.bandwidth, increasePerSecond: 0.01 } });
+    const router = sfu.createRouter('probe-explore');
+    await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribeLimited(router, 'bob', 200_000, 'loss');
+    const bob = router.requireSession('bob');
+    await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer behind 200 kbit/s', patient);
+
+    const liftedAt = performance.timeOrigin + performance.now();
+    const estimateBefore = bob.subscriptionBandwidth ?? 0;
+    const passedBefore = bob.subscriptionProbes.passed;
+    subscriber.transportFeedback?.limit(undefined);
+    await waitFor(
+      () => settledLayer(subscriber, mid, 20, liftedAt) === 2,
+      'the high layer after the limit was lifted',
+      patient,
+    );
+    const elapsedSeconds = (performance.timeOrigin + performance.now() - liftedAt) / 1000;
+    // Two passed probes (low to middle, middle to high), each raising the estimate far beyond
+    // what 1 % a second of growth gives in the time it took.
+    expect(bob.subscriptionProbes.passed - passedBefore).toBeGreaterThanOrEqual(2);
+    expect(bob.subscriptionBandwidth ?? 0).toBeGreaterThan(estimateBefore * 1.01 ** elapsedSeconds * 2);
+  }, 120_000);
+
   it('climbs one layer per clean probe when the estimate allows two at once', async () => {
     sfu = createSfu(options);
     const router = sfu.createRouter('probe-steps');

@@ -127,14 +127,36 @@ export class BandwidthEstimator {
   }
 
   /**
-   * A bandwidth probe's verdict: a failed probe sets the transport estimate to `fallbackBitrate`
-   * (what the layers forwarded now need: the failure came from the probe's own padding) and holds
-   * it for a second before it may grow again; for two seconds, while the queue the padding left
-   * drains, feedback does not cut it below that. A passed one changes nothing.
+   * Whether the last feedback was clean (the estimate grows) and no cut or probe came within the
+   * last second: the moment to probe above the estimate.
    */
-  probed(passed: boolean, fallbackBitrate: number, nowMs: number): void {
+  feedbackClean(nowMs: number): boolean {
+    return (
+      this.#transportEstimate !== undefined &&
+      this.#growing &&
+      !this.probing &&
+      nowMs - this.#lastDecreaseMs >= holdAfterDecreaseMs
+    );
+  }
+
+  /**
+   * A bandwidth probe's verdict. A passed probe raises the transport estimate to `carriedBitrate`
+   * (what the link carried during the probe) when that is higher. A failed probe sets it to
+   * `fallbackBitrate` (what the layers forwarded now need: the failure came from the probe's own
+   * padding) and holds it for a second before it may grow again; for two seconds, while the queue
+   * the padding left drains, feedback does not cut it below that.
+   */
+  probed(passed: boolean, fallbackBitrate: number, nowMs: number, carriedBitrate = 0): void {
     this.probing = false;
-    if (passed || this.#transportEstimate === undefined) return;
+    if (this.#transportEstimate === undefined) return;
+    if (passed) {
+      this.#transportEstimate = Math.min(
+        this.#options.maxBitrate,
+        Math.max(this.#transportEstimate, carriedBitrate),
+      );
+      this.#lastGrowthMs = nowMs;
+      return;
+    }
     this.#transportEstimate = Math.max(
       this.#options.minBitrate,
       Math.min(this.#options.maxBitrate, fallbackBitrate),

@@ -128,7 +128,7 @@ describe('UpgradeHold', () => {
       expect(hold.mayClimb(nowMs + hold.holdMs - 1)).toBe(false);
       nowMs += hold.holdMs;
     }
-    expect(holds).toEqual([2_000, 4_000, 8_000, 8_000, 8_000]);
+    expect(holds).toEqual([2_000, 4_000, 4_000, 4_000, 4_000]);
     // A climb that lasted longer than 5 s was no mistake: the next step down waits the base hold.
     hold.climbed(nowMs);
     hold.steppedDown(nowMs + 6_000);

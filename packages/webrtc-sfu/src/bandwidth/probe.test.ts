@@ -76,14 +76,14 @@ describe('BandwidthProbe', () => {
 });
 
 describe('UpgradeHold after a failed probe', () => {
-  it('doubles the hold on each failed probe, up to 8 times the base, and starts it at the failure', () => {
+  it('doubles the hold on each failed probe, up to 4 times the base, and starts it at the failure', () => {
     const hold = new UpgradeHold(1_000);
     hold.probeFailed(0);
     expect(hold.holdMs).toBe(2_000);
     expect(hold.mayClimb(1_999)).toBe(false);
     expect(hold.mayClimb(2_000)).toBe(true);
     for (const atMs of [2_000, 6_000, 14_000, 30_000]) hold.probeFailed(atMs);
-    expect(hold.holdMs).toBe(8_000);
+    expect(hold.holdMs).toBe(4_000);
   });
 });
 
