@@ -15,7 +15,11 @@ import {
 } from 'werift';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
-import { openWithNativeAddon, type SrtpTransportInternals } from './rtp/srtp-opening.js';
+import {
+  openWithNativeAddon,
+  refuseReplaysInWerift,
+  type SrtpTransportInternals,
+} from './rtp/srtp-opening.js';
 
 /** Opus as the SFU negotiates it: 48 kHz, two channels in SDP (RFC 7587), in-band FEC accepted. */
 export function opusCodec(): RTCRtpCodecParameters {
@@ -101,8 +105,9 @@ export function peerConfig(
 }
 
 /**
- * A new werift connection for the SFU side. With `nativeSrtp` (the SFU's `srtp.native`), what it
- * receives is unprotected by the optional native addon once connected, when the addon is installed.
+ * A new werift connection for the SFU side. Once connected, it refuses replayed SRTP and SRTCP
+ * packets; with `nativeSrtp` (the SFU's `srtp.native`), what it receives is unprotected by the
+ * optional native addon when the addon is installed, by werift otherwise.
  */
 export function createPeer(
   ice: SfuOptions['ice'],
@@ -111,14 +116,14 @@ export function createPeer(
   nativeSrtp: boolean,
 ): RTCPeerConnection {
   const peer = new RTCPeerConnection(peerConfig(ice, kind, role));
-  if (nativeSrtp) {
-    // werift starts SRTP as DTLS connects, just before the connection reports `connected`.
-    peer.connectionStateChange.subscribe((state) => {
-      if (state !== 'connected') return;
-      for (const transport of peer.dtlsTransports)
-        openWithNativeAddon(transport as unknown as SrtpTransportInternals);
-    });
-  }
+  // werift starts SRTP as DTLS connects, just before the connection reports `connected`.
+  peer.connectionStateChange.subscribe((state) => {
+    if (state !== 'connected') return;
+    for (const transport of peer.dtlsTransports) {
+      const internals = transport as unknown as SrtpTransportInternals;
+      if (!nativeSrtp || !openWithNativeAddon(internals)) refuseReplaysInWerift(internals);
+    }
+  });
   return peer;
 }
 
