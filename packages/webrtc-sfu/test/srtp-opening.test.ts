@@ -8,6 +8,7 @@ import {
   SrtpAuthenticationError,
   SrtpSession,
 } from 'werift';
+import { REPLAY_WINDOW_PACKETS } from '../src/rtp/replay-window.js';
 import {
   openWithNativeAddon,
   refuseReplaysInWerift,
@@ -238,17 +239,19 @@ for (const opener of openers) {
         const { sender, native: receiver } = endpoints(profile, saltBytes);
         opener.open(receiver as unknown as SrtpTransportInternals);
         const ssrc = 0x41424344;
+        // The window's last packet is 73, and 72 is just out of it.
+        const top = REPLAY_WINDOW_PACKETS + 72;
         const packets = sealRtp(
           sender.srtp,
           ssrc,
-          Array.from({ length: 201 }, (_, sequenceNumber) => sequenceNumber),
+          Array.from({ length: top + 1 }, (_, sequenceNumber) => sequenceNumber),
         );
         const packet = (sequenceNumber: number) => packets[sequenceNumber] as Buffer;
-        for (const sequenceNumber of [10, 13, 11, 12, 200, 199, 73]) {
+        for (const sequenceNumber of [10, 13, 11, 12, top, top - 1, 73]) {
           expect(() => receiver.srtp.decrypt(packet(sequenceNumber))).not.toThrow();
         }
-        // 73 is 127 behind 200, 72 is 128 behind: too old, although it never arrived.
-        for (const sequenceNumber of [72, 73, 199, 200, 12]) {
+        // 72 is too old, although it never arrived.
+        for (const sequenceNumber of [72, 73, top - 1, top, 12]) {
           expect(refusal(() => receiver.srtp.decrypt(packet(sequenceNumber))).message).toMatch(/replayed/);
         }
       });

@@ -1,8 +1,10 @@
 /**
- * Packets a replay window keeps track of, the highest one included: libsrtp's default. An older
- * packet is refused even if it never arrived (RFC 3711 section 3.3.2 leaves the size to the receiver).
+ * Packets a replay window keeps track of, the highest one included: what Chromium and Firefox set
+ * for libsrtp (whose own default is 128), so a packet late enough to be refused here would be
+ * refused by a browser too. An older packet is refused even if it never arrived (RFC 3711 section
+ * 3.3.2 leaves the size to the receiver).
  */
-export const REPLAY_WINDOW_PACKETS = 128;
+export const REPLAY_WINDOW_PACKETS = 1024;
 
 /**
  * The replay list of one SRTP or SRTCP stream (RFC 3711 section 3.3.2): the highest packet index

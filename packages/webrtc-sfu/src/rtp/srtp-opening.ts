@@ -88,7 +88,7 @@ export function openWithNativeAddon(transport: SrtpTransportInternals): boolean 
  * Has werift's own `decrypt` of `transport`'s SRTP and SRTCP sessions refuse a replayed packet
  * (RFC 3711 section 3.3.2, which werift 0.24 does not implement), for a transport the native addon
  * does not open: it throws the error werift's transport drops packets that are not authentic on.
- * Each SSRC gets a window of the last 128 packet indexes, which moves only for an authentic packet;
+ * Each SSRC gets a window of the last 1,024 packet indexes, which moves only for an authentic packet;
  * a refused packet leaves werift's rollover counter where it was. Returns whether it took over
  * (false before the handshake, or when the addon opens the session); idempotent per session.
  */
