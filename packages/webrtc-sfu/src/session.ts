@@ -10,6 +10,7 @@ import { Producer, type StreamKind } from './producer.js';
 import type { RouterInternals } from './router-internals.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { isIceRestartOffer } from './sdp/ice-restart.js';
+import { withoutSimulcastSsrcs } from './sdp/simulcast-ssrcs.js';
 import { validateSdp } from './sdp/validate-sdp.js';
 import {
   type StreamRef,
@@ -176,9 +177,11 @@ export class Session extends TypedEmitter<SessionEvents> {
    * restart) is answered on the existing connection instead, keeping its stream.
    * @throws SfuError `invalid_sdp`, `unsupported_media` (not one sent VP8 video section), `negotiation_failed`, `closed`.
    */
-  publish(kind: StreamKind, offer: string): Promise<string> {
+  publish(kind: StreamKind, clientOffer: string): Promise<string> {
     this.#assertKind(kind);
-    validateSdp(offer, 'publish-offer', { maxBytes: this.#options.limits.sdpBytes });
+    validateSdp(clientOffer, 'publish-offer', { maxBytes: this.#options.limits.sdpBytes });
+    // Simulcast layers are known by rid; listed SSRCs would cost Firefox's first layer.
+    const offer = withoutSimulcastSsrcs(clientOffer);
     return this.#serialize(async () => {
       const current = this.#publishers.get(kind)?.peer;
       if (current !== undefined && isIceRestartOffer(current.remoteDescription?.sdp, offer)) {

@@ -163,6 +163,33 @@ describe('simulcast', () => {
     expect(producer?.activeLayers().map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
   });
 
+  it('keeps receiving every layer of a publisher that lists its SSRCs and drops MID and RID once they are acknowledged, as Firefox does', async () => {
+    sfu = createSfu(options);
+    const router = sfu.createRouter('simulcast-firefox');
+    const session = router.createSession('alice');
+    const publisher = track(new SimulcastTestPublisher(undefined, { signalling: 'firefox' }));
+    const offer = await publisher.createOffer();
+    expect(offer.match(/^a=ssrc:\d+ cname:/gm)).toHaveLength(3);
+    await publisher.acceptAnswer(await session.publish('video', offer));
+    publisher.start();
+    const producer = router.getProducer('alice', 'video');
+    await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
+    await waitFor(
+      () => publisher.acknowledgedLayers().length === 3,
+      'receiver reports of the SFU naming every layer',
+      15_000,
+    );
+    // Packets from now on carry no RID: the SFU must know each layer by its SSRC.
+    const before = producer?.layers.map((layer) => layer.packetsReceived) ?? [];
+    await waitFor(
+      () =>
+        producer?.layers.every((layer, index) => layer.packetsReceived > (before[index] ?? 0) + 60) === true,
+      'every layer received 60 more packets without RID',
+      15_000,
+    );
+    expect(producer?.activeLayers().map((layer) => layer.rid)).toEqual(['l', 'm', 'h']);
+  }, 60_000);
+
   it('sends a publisher that negotiates transport-cc TWCC reports of everything its layers sent', async () => {
     sfu = createSfu(options);
     const router = sfu.createRouter('simulcast-publisher-feedback');

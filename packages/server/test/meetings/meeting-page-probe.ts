@@ -155,3 +155,27 @@ export async function pollMeetingStats(
   }
   return last;
 }
+
+/** The video a meeting page decodes from one other user's camera, from its `getStats()`. */
+export interface WatchedVideo {
+  /** Width of the last decoded frame (0 before the first). */
+  frameWidth: number;
+  framesDecoded: number;
+}
+
+/** Reads the decoded width and frames of `userId`'s camera in the page's incoming-video connection. */
+export function watchedVideo(page: Page, userId: string): Promise<WatchedVideo> {
+  return page.evaluate(`(async () => {
+    const meeting = meetingPage.state.meeting;
+    const result = { frameWidth: 0, framesDecoded: 0 };
+    if (!meeting?.subscriber) return result;
+    (await meeting.subscriber.getStats()).forEach((entry) => {
+      const stream = meeting.mids.get(entry.mid);
+      if (entry.type !== 'inbound-rtp' || entry.kind !== 'video' || stream?.userId !== ${JSON.stringify(userId)}) return;
+      if (stream.type.toLowerCase() !== 'video') return;
+      result.frameWidth = entry.frameWidth ?? 0;
+      result.framesDecoded = entry.framesDecoded ?? 0;
+    });
+    return result;
+  })()`);
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isSfuError } from '../errors.js';
 import { announceAddresses } from './announce-addresses.js';
 import { parseSdp } from './parse-sdp.js';
+import { withoutSimulcastSsrcs } from './simulcast-ssrcs.js';
 import { validateSdp } from './validate-sdp.js';
 
 const videoOffer = [
@@ -94,5 +95,42 @@ describe('announceAddresses', () => {
     expect(announced).toContain('a=candidate:2a0 1 udp 2113937150 2001:db8::7 50001 typ host generation 0');
     expect(announced.match(/a=candidate/g)).toHaveLength(4);
     expect(announceAddresses(videoOffer, [])).toBe(videoOffer);
+  });
+});
+
+describe('withoutSimulcastSsrcs', () => {
+  const ssrcLines = [
+    'a=ssrc:1111 cname:{firefox}',
+    'a=ssrc:2222 cname:{firefox}',
+    'a=ssrc:3333 cname:{firefox}',
+    'a=ssrc:4444 cname:{firefox}',
+    'a=ssrc-group:FID 1111 4444',
+  ];
+  const firefoxOffer = [
+    ...videoOffer.split('\r\n').slice(0, -1),
+    'a=rid:l send',
+    'a=rid:m send',
+    'a=rid:h send',
+    'a=simulcast:send l;m;h',
+    ...ssrcLines,
+    'm=audio 9 UDP/TLS/RTP/SAVPF 109',
+    'a=mid:1',
+    'a=ssrc:5555 cname:{firefox}',
+    '',
+  ].join('\r\n');
+
+  it('drops the SSRC lines of a simulcast section (Firefox lists them) and keeps every other line', () => {
+    const stripped = withoutSimulcastSsrcs(firefoxOffer);
+    expect(stripped).not.toMatch(/a=ssrc:(1111|2222|3333|4444)|a=ssrc-group/);
+    expect(stripped).toContain('a=ssrc:5555 cname:{firefox}\r\n');
+    expect(stripped).toBe(firefoxOffer.replace(`${ssrcLines.join('\r\n')}\r\n`, ''));
+  });
+
+  it('leaves a description without simulcast as it is', () => {
+    const single = `${videoOffer}a=ssrc:1111 cname:{firefox}\r\n`;
+    expect(withoutSimulcastSsrcs(single)).toBe(single);
+    expect(withoutSimulcastSsrcs(videoOffer.replaceAll('\r\n', '\n'))).toBe(
+      videoOffer.replaceAll('\r\n', '\n'),
+    );
   });
 });

@@ -17,6 +17,7 @@ export { moveLoopbackPeer, selectedLocalAddress } from './moving-address.js';
 export { recentToneShare, rms, sine, toneShare } from './signal.js';
 export {
   layerFrameBase,
+  type SimulcastSignalling,
   type SimulcastTestLayer,
   SimulcastTestPublisher,
 } from './simulcast-test-publisher.js';

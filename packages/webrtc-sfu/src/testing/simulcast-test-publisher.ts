@@ -4,6 +4,7 @@ import {
   type RTCPeerConnection,
   RTP_EXTENSION_URI,
   RtcpPayloadSpecificFeedback,
+  RtcpRrPacket,
   RtcpTransportLayerFeedback,
   RtpHeader,
   serializeSdesMid,
@@ -38,12 +39,22 @@ interface LayerState extends SimulcastTestLayer {
   keyframeWanted: boolean;
   keyframeRequests: number;
   keyframesSent: number;
+  /** Whether a receiver report of the SFU named this layer's SSRC. */
+  acknowledged: boolean;
 }
 
 /**
- * A werift client that publishes synthetic VP8 with simulcast the way Chromium does: its offer
+ * How a {@link SimulcastTestPublisher} signals its layers. `chromium`: the offer lists no SSRCs
+ * and every packet carries the MID and RID header extensions. `firefox`: the offer lists each
+ * layer's SSRC (`a=ssrc` lines), and a layer's packets stop carrying MID and RID once a receiver
+ * report of the SFU names its SSRC, as libwebrtc senders do.
+ */
+export type SimulcastSignalling = 'chromium' | 'firefox';
+
+/**
+ * A werift client that publishes synthetic VP8 with simulcast the way Chromium does (its offer
  * carries `a=rid` and `a=simulcast:send` and no SSRCs, and every packet carries the MID and RID
- * header extensions. werift cannot send simulcast itself, so this writes each layer's RTP (own
+ * header extensions) or the way Firefox does (see {@link SimulcastSignalling}). werift cannot send simulcast itself, so this writes each layer's RTP (own
  * SSRC, sequence numbers, 15-bit picture ids and TL0PICIDX) straight to the DTLS transport, and
  * answers PLIs for a layer's SSRC with a keyframe of that layer.
  */
@@ -54,20 +65,25 @@ export class SimulcastTestPublisher {
   #timer: NodeJS.Timeout | undefined;
   #mid = '0';
   #transportSequenceNumber = 0;
+  readonly #signalling: SimulcastSignalling;
   /** TWCC reports received from the SFU (with `transportCc`). */
   transportFeedbackReports = 0;
   /** Packets those reports say arrived. */
   packetsReportedReceived = 0;
 
-  /** `transportCc` numbers every packet transport-wide and reads the SFU's TWCC reports. */
+  /**
+   * `transportCc` numbers every packet transport-wide and reads the SFU's TWCC reports;
+   * `signalling` is `chromium` unless given.
+   */
   constructor(
     layers: SimulcastTestLayer[] = [
       { rid: 'l', bitrate: 100_000 },
       { rid: 'm', bitrate: 300_000 },
       { rid: 'h', bitrate: 900_000 },
     ],
-    options: { transportCc?: boolean } = {},
+    options: { transportCc?: boolean; signalling?: SimulcastSignalling } = {},
   ) {
+    this.#signalling = options.signalling ?? 'chromium';
     this.peer = createLoopbackPeer('video', 96, {
       headerExtensions: [useSdesMid(), useSdesRTPStreamId()],
       transportCc: options.transportCc === true,
@@ -83,6 +99,7 @@ export class SimulcastTestPublisher {
       keyframeWanted: true,
       keyframeRequests: 0,
       keyframesSent: 0,
+      acknowledged: false,
     }));
   }
 
@@ -96,7 +113,12 @@ export class SimulcastTestPublisher {
     return this.#layers.find((layer) => layer.rid === rid)?.keyframesSent ?? 0;
   }
 
-  /** The offer, with simulcast attributes added and the SSRC lines removed. */
+  /** Layers whose SSRC a receiver report of the SFU named. */
+  acknowledgedLayers(): string[] {
+    return this.#layers.filter((layer) => layer.acknowledged).map((layer) => layer.rid);
+  }
+
+  /** The offer, with simulcast attributes added and werift's SSRC lines replaced by the layers' (`firefox`) or removed. */
   async createOffer(): Promise<string> {
     const sdp = await localSdp(this.peer, 'offer');
     const rids = this.#layers.map((layer) => layer.rid);
@@ -110,6 +132,9 @@ export class SimulcastTestPublisher {
       0,
       ...rids.map((rid) => `a=rid:${rid} send`),
       `a=simulcast:send ${rids.join(';')}`,
+      ...(this.#signalling === 'firefox'
+        ? this.#layers.map((layer) => `a=ssrc:${layer.ssrc} cname:{simulcast-test-publisher}`)
+        : []),
     );
     return `${lines.join('\r\n')}\r\n`;
   }
@@ -119,6 +144,13 @@ export class SimulcastTestPublisher {
     this.#mid = this.peer.getTransceivers()[0]?.mid ?? '0';
     const transport = this.peer.getTransceivers()[0]?.sender.dtlsTransport;
     transport?.onRtcp.subscribe((packet) => {
+      if (packet instanceof RtcpRrPacket) {
+        for (const report of packet.reports) {
+          const layer = this.#layers.find((candidate) => candidate.ssrc === report.ssrc);
+          if (layer !== undefined) layer.acknowledged = true;
+        }
+        return;
+      }
       if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof TransportWideCC) {
         this.transportFeedbackReports += 1;
         this.packetsReportedReceived += transportFeedbackResults(packet.feedback).filter(
@@ -190,10 +222,13 @@ export class SimulcastTestPublisher {
         timestamp,
         marker: index === payloads.length - 1,
       });
-      header.extensions = [
-        { id: midId, payload: serializeSdesMid(this.#mid) },
-        { id: ridId, payload: serializeSdesRTPStreamID(layer.rid) },
-      ];
+      header.extensions =
+        this.#signalling === 'firefox' && layer.acknowledged
+          ? []
+          : [
+              { id: midId, payload: serializeSdesMid(this.#mid) },
+              { id: ridId, payload: serializeSdesRTPStreamID(layer.rid) },
+            ];
       if (transportCcId !== undefined) {
         this.#transportSequenceNumber = (this.#transportSequenceNumber + 1) % 0x1_0000;
         const payload = Buffer.alloc(2);
