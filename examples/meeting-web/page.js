@@ -69,8 +69,13 @@ function tile(id, caption) {
   return figure;
 }
 
-/** The quality a tile of this many CSS pixels wide needs: small tiles ask the SFU for the low layer. */
-const qualityForWidth = (width) => (width < 360 ? 'low' : width < 720 ? 'medium' : 'high');
+/**
+ * The quality a tile this many device pixels wide needs: the smallest of the page's camera layers
+ * (160, 320 and 640 pixels wide for its 640x360 capture) that the tile shows enlarged by at most a
+ * quarter. A grid column is at least 18rem (288 CSS pixels), so on a screen of device pixel ratio
+ * 1 every tile asks for medium or high, and only a tile made narrower than that asks for low.
+ */
+const qualityForWidth = (width) => (width <= 200 ? 'low' : width <= 400 ? 'medium' : 'high');
 
 /** Tells the SFU how large each remote tile is shown, as a preferred quality per stream. */
 const tileSizes = new ResizeObserver((entries) => {

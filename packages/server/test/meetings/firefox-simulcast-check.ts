@@ -13,12 +13,11 @@ import { type WatchedVideo, watchedVideo } from './meeting-page-probe.js';
 
 /**
  * Chromium's page size: 800x600 CSS pixels at a device pixel ratio of 2, where a remote tile is
- * about 490 CSS pixels wide, 980 device pixels, so the page asks for high quality. Tiles of the
- * grid are never under 18rem, so a ratio of 1 would never ask for more than medium.
+ * about 490 CSS pixels wide, 980 device pixels, so the page asks for high quality.
  */
 export const chromiumScreen = { viewport: { width: 800, height: 600 }, deviceScaleFactor: 2 };
-/** The tile width (CSS pixels) that makes Chromium's page ask for low quality: 320 device pixels. */
-const smallTile = '160px';
+/** The tile width (CSS pixels) that makes Chromium's page ask for low quality: 192 device pixels. */
+const smallTile = '96px';
 
 /**
  * Bounds for a stuck step, not measurements: Firefox enables its layers as its bandwidth estimate
