@@ -1,5 +1,5 @@
-// The page's toggle buttons and the words it shows, apart from the rest so that tests can run them
-// without a browser: buttons are anything with getAttribute/setAttribute.
+// The page's toggle buttons, the words it shows and the quality its tiles ask for, apart from the
+// rest so that tests can run them without a browser: buttons are anything with getAttribute/setAttribute.
 
 /** The toggle buttons, by id: microphone, camera, screen. */
 export const toggleIds = ['mic', 'camera', 'screen'];
@@ -52,3 +52,11 @@ export function stopReason(event) {
     return { text: 'The media server of this meeting failed.', restart: true };
   return { text: 'The meeting was stopped.', restart: false };
 }
+
+/**
+ * The quality a tile this many device pixels wide needs: the smallest of the page's camera layers
+ * (160, 320 and 640 pixels wide for its 640x360 capture) that the tile shows enlarged by at most a
+ * quarter. A grid column is at least 18rem (288 CSS pixels), so on a screen of device pixel ratio
+ * 1 every tile asks for medium or high, and only a tile made narrower than that asks for low.
+ */
+export const qualityForWidth = (width) => (width <= 200 ? 'low' : width <= 400 ? 'medium' : 'high');

@@ -2,7 +2,15 @@
 // the others. Open it as /examples/meeting/#token=<jwt>&room=<roomId>&autojoin=1&camera=1 to join
 // without clicking (the fragment never reaches the server or its logs).
 import { createApi, openEvents } from './api.js';
-import { connectionText, resetControls, setPressed, stopReason, toggleIds, wantedMedia } from './controls.js';
+import {
+  connectionText,
+  qualityForWidth,
+  resetControls,
+  setPressed,
+  stopReason,
+  toggleIds,
+  wantedMedia,
+} from './controls.js';
 import { Meeting } from './meeting.js';
 
 const $ = (id) => document.getElementById(id);
@@ -68,14 +76,6 @@ function tile(id, caption) {
   if (caption !== undefined) figure.querySelector('figcaption').textContent = caption;
   return figure;
 }
-
-/**
- * The quality a tile this many device pixels wide needs: the smallest of the page's camera layers
- * (160, 320 and 640 pixels wide for its 640x360 capture) that the tile shows enlarged by at most a
- * quarter. A grid column is at least 18rem (288 CSS pixels), so on a screen of device pixel ratio
- * 1 every tile asks for medium or high, and only a tile made narrower than that asks for low.
- */
-const qualityForWidth = (width) => (width <= 200 ? 'low' : width <= 400 ? 'medium' : 'high');
 
 /** Tells the SFU how large each remote tile is shown, as a preferred quality per stream. */
 const tileSizes = new ResizeObserver((entries) => {

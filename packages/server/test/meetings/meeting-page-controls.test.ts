@@ -16,6 +16,7 @@ const controls = pageControls as {
   wantedMedia(buttons: Buttons): { microphone: boolean; camera: boolean; screen: boolean };
   connectionText(connection: string, state: string): string | undefined;
   stopReason(event: { type: string; reason?: string }): { text: string; restart: boolean };
+  qualityForWidth(deviceWidth: number): 'low' | 'medium' | 'high';
 };
 
 /** A button as the page uses it: an attribute store. */
@@ -28,6 +29,16 @@ function fakeButton(pressed: boolean) {
 }
 
 describe('the meeting page controls', () => {
+  it("asks for the smallest of the camera's 160/320/640 pixel layers a tile enlarges by at most a quarter", () => {
+    const quality = (widths: number[]) => widths.map((width) => controls.qualityForWidth(width));
+    expect(quality([96, 200])).toEqual(['low', 'low']);
+    expect(quality([201, 400])).toEqual(['medium', 'medium']);
+    expect(quality([401, 980])).toEqual(['high', 'high']);
+    // At device pixel ratio 1 a grid column is 18rem (288 CSS pixels) or more: never the low layer,
+    // and a column wider than 400 pixels gets the top one.
+    expect(quality([288, 330, 588])).toEqual(['medium', 'medium', 'high']);
+  });
+
   it('a leave resets every toggle, so the first click after the next join turns the camera on (not off)', () => {
     const buttons = { mic: fakeButton(true), camera: fakeButton(true), screen: fakeButton(true) };
     controls.resetControls(buttons);
