@@ -95,6 +95,22 @@ function settledLayer(
   return layers.size === 1 ? [...layers][0] : undefined;
 }
 
+/**
+ * Lifts `subscriber`'s pretended limit and waits until the packets on `mid` since then settle on
+ * the high layer (packets of it that arrived before the stream settled low do not count); returns
+ * when the limit was lifted, on the packets' clock.
+ */
+async function liftLimitUntilHighLayer(subscriber: VideoTestSubscriber, mid: string): Promise<number> {
+  const liftedAt = performance.timeOrigin + performance.now();
+  subscriber.transportFeedback?.limit(undefined);
+  await waitFor(
+    () => settledLayer(subscriber, mid, 20, liftedAt) === 2,
+    'the high layer after the limit was lifted',
+    patient,
+  );
+  return liftedAt;
+}
+
 describe('bandwidth probes before a climb', () => {
   it('probes with padding before climbing, and climbs once the probe comes back clean', async () => {
     sfu = createSfu(options);
@@ -112,15 +128,8 @@ describe('bandwidth probes before a climb', () => {
       patient,
     );
 
-    const liftedAt = performance.timeOrigin + performance.now();
     const passedBefore = bob.subscriptionProbes.passed;
-    subscriber.transportFeedback?.limit(undefined);
-    // Packets of the high layer the subscriber got before it settled low must not count.
-    await waitFor(
-      () => settledLayer(subscriber, mid, 20, liftedAt) === 2,
-      'the high layer after the limit was lifted',
-      patient,
-    );
+    const liftedAt = await liftLimitUntilHighLayer(subscriber, mid);
 
     const firstHigher = subscriber.packets.find(
       (received) => received.mid === mid && received.receivedAtMs > liftedAt && layerOf(received) > 0,
@@ -143,15 +152,9 @@ describe('bandwidth probes before a climb', () => {
     const bob = router.requireSession('bob');
     await waitFor(() => settledLayer(subscriber, mid) === 0, 'the low layer behind 200 kbit/s', patient);
 
-    const liftedAt = performance.timeOrigin + performance.now();
     const estimateBefore = bob.subscriptionBandwidth ?? 0;
     const passedBefore = bob.subscriptionProbes.passed;
-    subscriber.transportFeedback?.limit(undefined);
-    await waitFor(
-      () => settledLayer(subscriber, mid, 20, liftedAt) === 2,
-      'the high layer after the limit was lifted',
-      patient,
-    );
+    const liftedAt = await liftLimitUntilHighLayer(subscriber, mid);
     const elapsedSeconds = (performance.timeOrigin + performance.now() - liftedAt) / 1000;
     // Two passed probes (low to middle, middle to high), each raising the estimate far beyond
     // what 1 % a second of growth gives in the time it took.
