@@ -319,6 +319,8 @@ export const environmentSchema = z.object({
   ...meetingBandwidthVariables,
   /** Bandwidth probes before a subscriber's stream climbs a layer; unset: the SFU's default (on). */
   MEETING_BANDWIDTH_PROBES: booleanText.optional(),
+  /** Most participants heard at once in the audio mix, the loudest; unset: the SFU's default (3). */
+  MEETING_AUDIO_MIXED_SPEAKERS: integer(1).max(1_000).optional(),
   /**
    * What this process runs, comma-separated: `api` (the HTTP API; alone it needs PostgreSQL and
    * Redis and drives media nodes), `media` (alone: a media node on Redis, serving only `/health/`).
@@ -516,6 +518,8 @@ export interface ServerConfig {
     maxParticipants: number;
     /** Least time between keyframe requests to one publisher's layer (the SFU's `limits.keyframeRequestIntervalMs`). */
     keyframeRequestIntervalMs: number;
+    /** Most participants mixed in one audio frame (the SFU's `audio.mixedSpeakers`); unset: its default. */
+    audioMixedSpeakers: number | undefined;
     expirySweepMs: number;
     /** How long a dropped `/events` session can be resumed with its queue id, in milliseconds. */
     reconnectGraceMs: number;
@@ -785,6 +789,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Server
       sfuStunServers: values.MEETING_SFU_STUN_SERVERS ?? [],
       maxParticipants: values.MEETING_MAX_PARTICIPANTS,
       keyframeRequestIntervalMs: values.MEETING_KEYFRAME_REQUEST_INTERVAL_MS,
+      audioMixedSpeakers: values.MEETING_AUDIO_MIXED_SPEAKERS,
       expirySweepMs: values.MEETING_EXPIRY_SWEEP_MS,
       reconnectGraceMs: values.MEETING_RECONNECT_GRACE_SECONDS * 1000,
       stopActiveAtStart:

@@ -119,6 +119,12 @@ const audioSchema = z
     prebufferFrames: z.number().int().min(1).max(50).default(2),
     talking: talkingSchema,
     dominantSpeaker: dominantSpeakerSchema,
+    /**
+     * Most participants mixed in one 20 ms frame: with more sending at once, the loudest talkers
+     * are heard (a place changes hands only for a talker 6 dB louder). Everyone else shares one
+     * encoded mix, so ten people talking at once cost 4 encodes instead of 10. At least 1.
+     */
+    mixedSpeakers: z.number().int().min(1).max(1_000).default(3),
   })
   .prefault({});
 

@@ -18,5 +18,8 @@ export function sfuOptions(config: ServerConfig): SfuOptionsInput {
       keyframeRequestIntervalMs: meetings.keyframeRequestIntervalMs,
     },
     bandwidth: meetings.bandwidth,
+    ...(meetings.audioMixedSpeakers === undefined
+      ? {}
+      : { audio: { mixedSpeakers: meetings.audioMixedSpeakers } }),
   };
 }

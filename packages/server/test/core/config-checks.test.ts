@@ -122,6 +122,13 @@ describe('configuration that would lie is refused at start-up, naming the variab
     expect(configRefusal({ PREVIEW_URL_SIGNING_KEY: 'short-planted' })).not.toContain('short-planted');
   });
 
+  it('hands MEETING_AUDIO_MIXED_SPEAKERS to the SFU, its default when unset, and refuses 0', () => {
+    expect(parseSfuOptions(sfuOptions(loadConfig({}))).audio.mixedSpeakers).toBe(3);
+    const set = parseSfuOptions(sfuOptions(loadConfig({ MEETING_AUDIO_MIXED_SPEAKERS: '5' })));
+    expect(set.audio.mixedSpeakers).toBe(5);
+    expect(configRefusal({ MEETING_AUDIO_MIXED_SPEAKERS: '0' })).toContain('MEETING_AUDIO_MIXED_SPEAKERS: ');
+  });
+
   it('reads an empty variable as unset, not as 0', () => {
     const config = loadConfig({ PORT: '', PREVIEW_MAX_CONCURRENT_RENDERS: ' ' });
     expect(config.port).toBe(8080);

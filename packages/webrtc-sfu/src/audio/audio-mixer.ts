@@ -1,8 +1,9 @@
 import { sequenceDistance } from '../rtp/sequence-rewriter.js';
 import { DominantSpeakerDetector, type SpeakerLevel } from './dominant-speaker.js';
+import { chooseMixedSpeakers, type MixCandidate } from './loudest-speakers.js';
 import type { AudioCodec, AudioDecoder, AudioEncoder, OpusApplication } from './opus-codec.js';
 import { SampleQueue } from './sample-queue.js';
-import { frameLevelDbov, TalkingDetector } from './talking-detector.js';
+import { frameLevelDbov, silenceDbov, TalkingDetector } from './talking-detector.js';
 
 /** Where a participant's mixed frames go; `frameIndex` counts mixer ticks, for RTP timestamps. */
 export type MixOutput = (payload: Uint8Array, frameIndex: number) => void;
@@ -22,6 +23,11 @@ export interface AudioMixerOptions {
   talking: { startDbov: number; stopDbov: number; windowMs: number; holdMs: number };
   /** Dominant speaker hysteresis; without it, no dominant speaker is computed. */
   dominantSpeaker?: { holdMs: number; marginDb: number };
+  /**
+   * Most participants whose frames go into one tick's mix, the loudest (see
+   * {@link chooseMixedSpeakers}); absent, everyone who sends is mixed.
+   */
+  mixedSpeakers?: number;
 }
 
 /** Counters of an {@link AudioMixer}, for tests and benchmarks. */
@@ -32,7 +38,7 @@ export interface AudioMixerStats {
   packetsDropped: number;
 }
 
-interface MixParticipant {
+interface MixParticipant extends MixCandidate {
   muted: boolean;
   output: MixOutput | undefined;
   decoder: AudioDecoder | undefined;
@@ -63,7 +69,9 @@ export const frameMs = 20;
 /**
  * The audio bridge of one router. It decodes the Opus packets of every unmuted participant, and
  * on each 20 ms tick gives every participant with an output the sum of everyone else's frame,
- * Opus-encoded. Listeners who contribute nothing in a tick all hear the same sum, encoded once.
+ * Opus-encoded. When more than `mixedSpeakers` send, only that many of them, the loudest, are
+ * summed (see {@link chooseMixedSpeakers}). Listeners who contribute nothing to a tick's sum all
+ * hear the same sum, encoded once.
  * While anyone sends, every participant gets a packet on every tick. A sender is mixed once its queue
  * holds `prebufferFrames` (timer phase and network jitter then cost no gaps); when its queue runs
  * dry it counts as silence and waits for that many frames again. Nothing is sent when nobody has
@@ -139,6 +147,10 @@ export class AudioMixer {
       prebuffering: true,
       frame: undefined,
       frameBuffer: new Int16Array(this.#frameSize),
+      active: false,
+      mixed: false,
+      talking: false,
+      levelDbov: silenceDbov,
       detector: new TalkingDetector({
         startDbov: talking.startDbov,
         stopDbov: talking.stopDbov,
@@ -205,35 +217,31 @@ export class AudioMixer {
     this.#frameIndex += 1;
     this.stats.ticks += 1;
     this.#pickDominantSpeaker();
+    let active = 0;
+    for (const participant of this.#participants.values()) {
+      participant.frame = this.#takeFrame(participant, frameIndex);
+      participant.active = participant.frame !== undefined;
+      participant.talking = participant.detector.talking;
+      participant.levelDbov = participant.detector.averageDbov;
+      if (participant.active) active += 1;
+    }
+    if (active === 0) return;
+    chooseMixedSpeakers(this.#participants, this.#options.mixedSpeakers ?? this.#participants.size);
     const total = this.#total;
     let mixed = 0;
     for (const participant of this.#participants.values()) {
-      participant.frame = undefined;
-      if (participant.muted || participant.lastPacketTick === undefined) continue;
-      if (participant.prebuffering && participant.queue.size >= this.#prebufferSamples)
-        participant.prebuffering = false;
-      if (!participant.prebuffering && participant.queue.takeInto(participant.frameBuffer))
-        participant.frame = participant.frameBuffer;
-      else if (frameIndex - participant.lastPacketTick < activeTicks) {
-        participant.frame = this.#silence;
-        participant.prebuffering = true;
-      } else {
-        participant.lastPacketTick = undefined;
-        participant.prebuffering = true;
-        continue;
-      }
       const frame = participant.frame;
+      if (!participant.mixed || frame === undefined) continue;
       if (mixed === 0) total.set(frame);
       else
         for (let index = 0; index < total.length; index += 1)
           total[index] = (total[index] as number) + (frame[index] as number);
       mixed += 1;
     }
-    if (mixed === 0) return;
     let shared: Uint8Array | undefined;
     for (const participant of this.#participants.values()) {
       if (participant.output === undefined) continue;
-      const own = participant.frame;
+      const own = participant.mixed ? participant.frame : undefined;
       if (own === undefined) {
         shared ??= this.#encodeShared(total);
         participant.output(shared, frameIndex);
@@ -243,6 +251,22 @@ export class AudioMixer {
         participant.output(this.#encode(participant.encoder, total, own), frameIndex);
       }
     }
+  }
+
+  /**
+   * A participant's frame for this tick: its next queued frame once prebuffered, silence while it
+   * sent within {@link activeTicks} but has nothing queued, else undefined (it is not sending).
+   */
+  #takeFrame(participant: MixParticipant, frameIndex: number): Int16Array | undefined {
+    if (participant.muted || participant.lastPacketTick === undefined) return undefined;
+    if (participant.prebuffering && participant.queue.size >= this.#prebufferSamples)
+      participant.prebuffering = false;
+    if (!participant.prebuffering && participant.queue.takeInto(participant.frameBuffer))
+      return participant.frameBuffer;
+    participant.prebuffering = true;
+    if (frameIndex - participant.lastPacketTick < activeTicks) return this.#silence;
+    participant.lastPacketTick = undefined;
+    return undefined;
   }
 
   #pickDominantSpeaker(): void {
