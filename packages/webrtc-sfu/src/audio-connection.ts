@@ -10,6 +10,22 @@ import type { SdpDirection } from './sdp/parse-sdp.js';
 import type { SfuTotals } from './sfu-stats.js';
 
 const samplesPerFrame = 960;
+const audioLevelUri = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
+
+/**
+ * The level a packet's sender states (RFC 6464: the low 7 bits are minus its level in dBov), when
+ * the extension was negotiated and the packet carries it. Pure.
+ */
+export function statedLevelDbov(
+  extensions: ReadonlyArray<{ id: number; payload: Buffer }>,
+  levelId: number | undefined,
+): number | undefined {
+  if (levelId === undefined) return undefined;
+  for (const extension of extensions)
+    if (extension.id === levelId && extension.payload.length > 0)
+      return -((extension.payload[0] as number) & 0x7f);
+  return undefined;
+}
 /** Counted in the totals as werift counted it: the fixed header, without extensions. */
 const rtpHeaderSize = 12;
 
@@ -30,6 +46,8 @@ export class AudioConnection {
   readonly #timestampBase = Math.floor(Math.random() * 0x1_0000_0000);
   #lastFrameIndex = -2;
   #closed = false;
+  /** The negotiated id of the audio level header extension, if the client sends it. */
+  #levelId: number | undefined;
 
   constructor(
     participantId: string,
@@ -45,7 +63,9 @@ export class AudioConnection {
     this.#peer = createPeer(ice, 'audio', 'publish', srtp.native);
     this.#peer.onTrack.subscribe((track) => {
       track.onReceiveRtp.subscribe((packet) => {
-        if (!this.#closed) mixer.push(participantId, packet.header.sequenceNumber, packet.payload);
+        if (this.#closed) return;
+        const { sequenceNumber, extensions } = packet.header;
+        mixer.push(participantId, sequenceNumber, packet.payload, statedLevelDbov(extensions, this.#levelId));
       });
     });
   }
@@ -70,6 +90,7 @@ export class AudioConnection {
           : 'sendrecv',
     );
     this.#transceiver = transceiver;
+    this.#levelId = transceiver.headerExtensions.find((extension) => extension.uri === audioLevelUri)?.id;
     const sdp = await negotiate('answer the audio offer', async () => {
       await setLocalDescriptionQuietly(peer, ice, await peer.createAnswer());
       return peer.localDescription?.sdp ?? '';

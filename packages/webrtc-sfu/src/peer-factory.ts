@@ -4,6 +4,7 @@ import {
   type RTCPeerConnectionConfig,
   RTCRtpCodecParameters,
   type RTCRtpHeaderExtensionParameters,
+  useAudioLevelIndication,
   useNACK,
   usePLI,
   useREMB,
@@ -89,7 +90,11 @@ export function peerConfig(
   const extraAddresses = gatherOnlyListed ? listedLocal : [...ice.hostAddresses];
   return {
     codecs: kind === 'audio' ? { audio: [opusCodec()], video: [] } : { audio: [], video: vp8Codecs() },
-    headerExtensions: { audio: [], video: kind === 'video' ? videoHeaderExtensions(role) : [] },
+    headerExtensions: {
+      // The level each sender states lets the mixer skip decoding those it leaves out (AudioMixer.push).
+      audio: kind === 'audio' ? [useAudioLevelIndication()] : [],
+      video: kind === 'video' ? videoHeaderExtensions(role) : [],
+    },
     // werift gathers the interfaces' addresses of the enabled families, then the additional ones.
     iceUseIpv4: !gatherOnlyListed,
     iceAdditionalHostAddresses: extraAddresses.length > 0 ? extraAddresses : undefined,

@@ -35,6 +35,8 @@ export interface AudioMixerStats {
   ticks: number;
   framesDecoded: number;
   framesEncoded: number;
+  /** Packets not decoded: their sender was left out of a full mix and the packet stated its level. */
+  framesSkipped: number;
   packetsDropped: number;
 }
 
@@ -80,7 +82,13 @@ export const frameMs = 20;
  * {@link DominantSpeakerDetector}).
  */
 export class AudioMixer {
-  readonly stats: AudioMixerStats = { ticks: 0, framesDecoded: 0, framesEncoded: 0, packetsDropped: 0 };
+  readonly stats: AudioMixerStats = {
+    ticks: 0,
+    framesDecoded: 0,
+    framesEncoded: 0,
+    framesSkipped: 0,
+    packetsDropped: 0,
+  };
   readonly #options: AudioMixerOptions;
   readonly #onTalking: (participantId: string, talking: boolean) => void;
   readonly #participants = new Map<string, MixParticipant>();
@@ -89,6 +97,8 @@ export class AudioMixer {
   readonly #onDominantSpeaker: ((participantId: string) => void) | undefined;
   #sharedEncoder: AudioEncoder | undefined;
   #frameIndex = 0;
+  /** Participants with a frame in the last tick. */
+  #activeLastTick = 0;
   readonly #silence: Int16Array;
   readonly #prebufferSamples: number;
   /** Scratch of each tick, allocated once: the sum of every frame, and one listener's mix. */
@@ -181,8 +191,15 @@ export class AudioMixer {
     if (muted && participant.detector.reset() === false) this.#onTalking(participantId, false);
   }
 
-  /** An Opus packet from a participant; late or duplicate packets are dropped. */
-  push(participantId: string, sequenceNumber: number, payload: Uint8Array): void {
+  /**
+   * An Opus packet from a participant; late or duplicate packets are dropped. `levelDbov` is the
+   * level its sender states (RFC 6464's audio level extension, in dBov). With it, a participant
+   * left out of a mix that has more senders than `mixedSpeakers` is not decoded: the stated level
+   * alone tells whether it talks and whether it should take a place. Decoding starts again once it
+   * is mixed, with a fresh decoder and `prebufferFrames` of delay; a decoded frame's level is
+   * always measured, so a sender that overstates its level wins at most its own decoding.
+   */
+  push(participantId: string, sequenceNumber: number, payload: Uint8Array, levelDbov?: number): void {
     const participant = this.#participants.get(participantId);
     if (participant === undefined || participant.muted || payload.length === 0) return;
     if (
@@ -194,6 +211,20 @@ export class AudioMixer {
     }
     participant.lastSequence = sequenceNumber;
     participant.lastPacketTick = this.#frameIndex;
+    const limit = this.#options.mixedSpeakers;
+    if (
+      levelDbov !== undefined &&
+      limit !== undefined &&
+      !participant.mixed &&
+      this.#activeLastTick > limit
+    ) {
+      participant.decoder = undefined;
+      participant.queue.clear();
+      participant.prebuffering = true;
+      this.stats.framesSkipped += 1;
+      this.#detectTalking(participantId, participant, levelDbov);
+      return;
+    }
     participant.decoder ??= this.#options.codec.createDecoder({ sampleRate: this.#options.sampleRate });
     let pcm: Int16Array;
     try {
@@ -204,7 +235,11 @@ export class AudioMixer {
     }
     this.stats.framesDecoded += 1;
     participant.queue.push(pcm);
-    const change = participant.detector.push(frameLevelDbov(pcm));
+    this.#detectTalking(participantId, participant, frameLevelDbov(pcm));
+  }
+
+  #detectTalking(participantId: string, participant: MixParticipant, levelDbov: number): void {
+    const change = participant.detector.push(levelDbov);
     if (change !== undefined) this.#onTalking(participantId, change);
   }
 
@@ -225,6 +260,7 @@ export class AudioMixer {
       participant.levelDbov = participant.detector.averageDbov;
       if (participant.active) active += 1;
     }
+    this.#activeLastTick = active;
     if (active === 0) return;
     chooseMixedSpeakers(this.#participants, this.#options.mixedSpeakers ?? this.#participants.size);
     const total = this.#total;

@@ -3,15 +3,24 @@ import {
   type RTCPeerConnection,
   RtpHeader,
   RtpPacket,
+  useAudioLevelIndication,
   type MediaStreamTrack as WeriftTrack,
 } from 'werift';
 import { type AudioCodec, type AudioDecoder, opusCodec } from '../audio/opus-codec.js';
+import { frameLevelDbov } from '../audio/talking-detector.js';
 import { startRestartedIce } from '../peer-factory.js';
 import { createLoopbackPeer, localSdp } from './loopback.js';
 import { sine } from './signal.js';
 
 const rate = 48_000;
 const frameSamples = 960;
+const audioLevelUri = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
+
+/** Options of an {@link AudioTestClient}. */
+export interface AudioTestClientOptions {
+  /** Offer RFC 6464's audio level extension and state each sent frame's level, as browsers do. */
+  statesLevel?: boolean;
+}
 
 /**
  * A werift client of the audio bridge: it offers send-receive Opus audio, can send a tone every
@@ -19,7 +28,7 @@ const frameSamples = 960;
  */
 export class AudioTestClient {
   /** The client's connection. */
-  readonly peer: RTCPeerConnection = createLoopbackPeer('audio');
+  readonly peer: RTCPeerConnection;
   /** Decoded received frames, in arrival order. */
   readonly received: Int16Array[] = [];
   /** RTP packets received. */
@@ -31,7 +40,10 @@ export class AudioTestClient {
   #sequenceNumber = 1;
   #frame = 0;
 
-  constructor(codec: AudioCodec = opusCodec) {
+  constructor(codec: AudioCodec = opusCodec, options: AudioTestClientOptions = {}) {
+    this.peer = createLoopbackPeer('audio', 96, {
+      headerExtensions: options.statesLevel === true ? [useAudioLevelIndication()] : [],
+    });
     this.#codec = codec;
     this.#decoder = codec.createDecoder({ sampleRate: rate });
     this.peer.addTransceiver(this.#track, { direction: 'sendrecv' });
@@ -66,10 +78,21 @@ export class AudioTestClient {
         timestamp: this.#frame * frameSamples,
         marker: this.#frame === 0,
       });
+      const levelId = this.#levelId();
+      if (levelId !== undefined)
+        header.extensions = [
+          { id: levelId, payload: Buffer.from([Math.min(127, Math.round(-frameLevelDbov(pcm)))]) },
+        ];
       this.#sequenceNumber = (this.#sequenceNumber + 1) % 0x1_0000;
       this.#frame += 1;
       this.#track.writeRtp(new RtpPacket(header, Buffer.from(encoder.encode(pcm))));
     }, 20);
+  }
+
+  /** The negotiated id of the audio level extension, when both sides agreed on it. */
+  #levelId(): number | undefined {
+    const transceiver = this.peer.getTransceivers()[0];
+    return transceiver?.headerExtensions.find((extension) => extension.uri === audioLevelUri)?.id;
   }
 
   /** Stops sending. */

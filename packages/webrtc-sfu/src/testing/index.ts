@@ -1,4 +1,4 @@
-export { AudioTestClient } from './audio-test-client.js';
+export { AudioTestClient, type AudioTestClientOptions } from './audio-test-client.js';
 export {
   type EarlyClientHelloCounts,
   isCookielessClientHello,

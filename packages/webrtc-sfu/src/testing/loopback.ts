@@ -14,7 +14,7 @@ export const loopbackSfuOptions = {
   ice: { hostAddresses: ['127.0.0.1'], onlyAddresses: ['127.0.0.1'] },
 } satisfies SfuOptionsInput;
 
-/** Extras of a {@link createLoopbackPeer} video connection. */
+/** Extras of a {@link createLoopbackPeer} connection. */
 export interface LoopbackPeerOptions {
   /** RTP header extensions to negotiate (none by default). */
   headerExtensions?: RTCRtpHeaderExtensionParameters[];
@@ -42,7 +42,10 @@ export function createLoopbackPeer(
   const allowed = new Set(['127.0.0.1', ...(options.ownAddresses ?? [])]);
   if (options.transportCc === true) headerExtensions.push(useTransportWideCC());
   return new RTCPeerConnection({
-    headerExtensions: { audio: [], video: kind === 'video' ? headerExtensions : [] },
+    headerExtensions: {
+      audio: kind === 'audio' ? headerExtensions : [],
+      video: kind === 'video' ? headerExtensions : [],
+    },
     codecs:
       kind === 'audio'
         ? {
