@@ -108,4 +108,44 @@ describe('AudioMixer with mixedSpeakers', () => {
     expect(tick(7)).toEqual({ a: 4_000, b: 8_000, c: 12_000, d: 12_000, e: 12_000 });
     expect(mixer.stats.framesEncoded - encodedBefore).toBe(3);
   });
+
+  it('decodes a sender left out of a full mix only when its packets state no level, and hears its stated talking', () => {
+    const talking: Array<[string, boolean]> = [];
+    const mixer = new AudioMixer(
+      {
+        codec: rawPcmCodec,
+        sampleRate: 16_000,
+        bitrate: 32_000,
+        complexity: 9,
+        jitterFrames: 5,
+        prebufferFrames: 1,
+        talking: { startDbov: -40, stopDbov: -50, windowMs: 60, holdMs: 60 },
+        mixedSpeakers: 1,
+      },
+      (id, state) => talking.push([id, state]),
+    );
+    for (const id of ['a', 'b', 'c']) {
+      mixer.add(id, () => {});
+      mixer.setMuted(id, false);
+    }
+    mixer.push('a', 1, frame(8_000), -12);
+    mixer.tick();
+    // One sender, one place: b's first packet is decoded though it states a level.
+    mixer.push('a', 2, frame(8_000), -12);
+    mixer.push('b', 1, frame(1_000), -30);
+    expect(mixer.stats.framesSkipped).toBe(0);
+    mixer.tick();
+    // Two senders now, a holds the place: b's packets with a level are skipped, c's without one are not.
+    for (let sequence = 3; sequence <= 6; sequence += 1) {
+      mixer.push('a', sequence, frame(8_000), -12);
+      mixer.push('b', sequence - 1, frame(1_000), -30);
+      mixer.push('c', sequence - 2, frame(1_000));
+      mixer.tick();
+    }
+    expect(mixer.stats.framesSkipped).toBe(4);
+    // Decoded: all six of a, the first of b, all four of c.
+    expect(mixer.stats.framesDecoded).toBe(6 + 1 + 4);
+    expect(talking).toContainEqual(['b', true]);
+    expect(talking).toContainEqual(['c', true]);
+  });
 });
