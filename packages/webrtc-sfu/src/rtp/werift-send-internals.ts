@@ -53,8 +53,9 @@ interface IceConnectionInternals {
     remoteAddr: [string, number];
     packetsSent: number;
     bytesSent: number;
+    /** A UDP pair's protocol has a transport with a socket; ICE-TCP's and TURN's have no `transport`. */
     protocol: {
-      transport: {
+      transport?: {
         closed?: boolean;
         socket?: Socket;
       };
@@ -81,12 +82,13 @@ export function transmit(connection: IceConnectionInternals, data: Buffer, nativ
   // RFC 7675: no application data once consent expired (werift's own send checks the same).
   if (!connection.canSendApplicationData()) return true;
   const pair = connection.nominated;
-  const socket = pair?.protocol.transport.socket;
-  if (pair === undefined || socket === undefined) {
+  const transport = pair?.protocol.transport;
+  const socket = transport?.socket;
+  if (pair === undefined || transport === undefined || socket === undefined) {
     connection.send(data).catch(() => {});
     return false;
   }
-  if (pair.protocol.transport.closed) return true;
+  if (transport.closed) return true;
   if (native && sendDatagramNatively(socket, pair, data)) {
     pair.packetsSent += 1;
     pair.bytesSent += data.length;
