@@ -1,6 +1,7 @@
 import type { Socket } from 'node:dgram';
 import { isIP } from 'node:net';
 import type { RtpHeader } from 'werift';
+import { sendToNamedAddress } from './named-address-send.js';
 import { sendDatagramNatively } from './native-datagram.js';
 import type { SrtpSessionKeys } from './srtp-sealing.js';
 
@@ -89,13 +90,16 @@ export function transmit(connection: IceConnectionInternals, data: Buffer, nativ
     return false;
   }
   if (transport.closed) return true;
+  if (!hasLiteralAddress(pair)) {
+    sendToNamedAddress(socket, pair, data);
+    return false;
+  }
   if (native && sendDatagramNatively(socket, pair, data)) {
     pair.packetsSent += 1;
     pair.bytesSent += data.length;
     return true;
   }
-  // Without a callback a failed send is dropped, or (a failed address lookup) reported as an 'error'
-  // event, which our werift patch listens to on every UDP transport socket.
+  // Without a callback a failed send is dropped (an IP literal needs no lookup that could fail).
   try {
     socket.send(data, pair.remoteAddr[1], pair.remoteAddr[0]);
   } catch {
@@ -104,9 +108,8 @@ export function transmit(connection: IceConnectionInternals, data: Buffer, nativ
   }
   pair.packetsSent += 1;
   pair.bytesSent += data.length;
-  // Node sends at once when the socket can take the datagram, and queues it otherwise (or, for an
-  // address that is not an IP literal, after an asynchronous lookup).
-  return socket.getSendQueueCount() === 0 && hasLiteralAddress(pair);
+  // Node sends at once when the socket can take the datagram, and queues it otherwise.
+  return socket.getSendQueueCount() === 0;
 }
 
 const literalAddressPairs = new WeakMap<object, boolean>();
