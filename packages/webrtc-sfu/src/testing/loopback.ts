@@ -27,6 +27,11 @@ export interface LoopbackPeerOptions {
    * @default []
    */
   ownAddresses?: string[];
+  /**
+   * Write `apt=` on the RTX codec, as browsers do: werift's answer keeps an offered RTX codec only
+   * with it, so without it the connection negotiates no RTX at all. @default false
+   */
+  retransmissionApt?: boolean;
 }
 
 /**
@@ -66,6 +71,7 @@ export function createLoopbackPeer(
                 mimeType: 'video/rtx',
                 clockRate: 90_000,
                 payloadType: videoPayloadType + 1,
+                parameters: options.retransmissionApt === true ? `apt=${videoPayloadType}` : undefined,
               }),
             ],
           },

@@ -1,4 +1,5 @@
 import {
+  GenericNack,
   MediaStreamTrack,
   PictureLossIndication,
   type RTCPeerConnection,
@@ -7,14 +8,17 @@ import {
   RtcpRrPacket,
   RtcpTransportLayerFeedback,
   RtpHeader,
+  serializeRepairedRtpStreamId,
   serializeSdesMid,
   serializeSdesRTPStreamID,
   TransportWideCC,
+  useRepairedRtpStreamId,
   useSdesMid,
   useSdesRTPStreamId,
 } from 'werift';
 import { transportFeedbackResults } from '../bandwidth/transport-feedback.js';
 import { createLoopbackPeer, localSdp } from './loopback.js';
+import { SentPacketHistory } from './sent-packet-history.js';
 import { syntheticVp8Frame } from './synthetic-vp8.js';
 import { wallClockMs } from './video-test-clients.js';
 
@@ -41,6 +45,13 @@ interface LayerState extends SimulcastTestLayer {
   keyframesSent: number;
   /** Whether a receiver report of the SFU named this layer's SSRC. */
   acknowledged: boolean;
+  rtxSsrc: number;
+  rtxSequenceNumber: number;
+  /** Packets of this layer sent (or dropped), for retransmission. */
+  history: SentPacketHistory;
+  retransmissionsSent: number;
+  /** Sequence numbers the SFU asked for. */
+  nacked: number[];
 }
 
 /**
@@ -70,10 +81,20 @@ export class SimulcastTestPublisher {
   transportFeedbackReports = 0;
   /** Packets those reports say arrived. */
   packetsReportedReceived = 0;
+  /**
+   * Decides, for each packet about to be sent, whether the uplink loses it (it is kept for
+   * retransmission all the same), to test how the SFU repairs losses.
+   */
+  dropFilter: ((rid: string, sequenceNumber: number) => boolean) | undefined;
+  /** The packets {@link SimulcastTestPublisher.dropFilter} dropped. */
+  readonly droppedPackets: Array<{ rid: string; sequenceNumber: number }> = [];
+  readonly #retransmissions: boolean;
 
   /**
    * `transportCc` numbers every packet transport-wide and reads the SFU's TWCC reports;
-   * `signalling` is `chromium` unless given.
+   * `signalling` is `chromium` unless given; `retransmissions` negotiates the repaired RID header
+   * extension and answers NACKs with RTX packets carrying it (on one RTX SSRC per layer), as
+   * Chromium does.
    */
   constructor(
     layers: SimulcastTestLayer[] = [
@@ -81,12 +102,15 @@ export class SimulcastTestPublisher {
       { rid: 'm', bitrate: 300_000 },
       { rid: 'h', bitrate: 900_000 },
     ],
-    options: { transportCc?: boolean; signalling?: SimulcastSignalling } = {},
+    options: { transportCc?: boolean; signalling?: SimulcastSignalling; retransmissions?: boolean } = {},
   ) {
     this.#signalling = options.signalling ?? 'chromium';
+    this.#retransmissions = options.retransmissions === true;
+    const repairedRid = this.#retransmissions ? [useRepairedRtpStreamId()] : [];
     this.peer = createLoopbackPeer('video', 96, {
-      headerExtensions: [useSdesMid(), useSdesRTPStreamId()],
+      headerExtensions: [useSdesMid(), useSdesRTPStreamId(), ...repairedRid],
       transportCc: options.transportCc === true,
+      retransmissionApt: this.#retransmissions,
     });
     this.peer.addTransceiver(new MediaStreamTrack({ kind: 'video' }), { direction: 'sendonly' });
     this.#layers = layers.map((layer, index) => ({
@@ -100,6 +124,11 @@ export class SimulcastTestPublisher {
       keyframeRequests: 0,
       keyframesSent: 0,
       acknowledged: false,
+      rtxSsrc: 0x2000_0000 + index * 0x100 + Math.floor(Math.random() * 0xff),
+      rtxSequenceNumber: 5000 * (index + 1),
+      history: new SentPacketHistory(512),
+      retransmissionsSent: 0,
+      nacked: [],
     }));
   }
 
@@ -111,6 +140,16 @@ export class SimulcastTestPublisher {
   /** Keyframes sent per rid. */
   keyframesSent(rid: string): number {
     return this.#layers.find((layer) => layer.rid === rid)?.keyframesSent ?? 0;
+  }
+
+  /** RTX packets sent per rid, in answer to NACKs. */
+  retransmissionsSent(rid: string): number {
+    return this.#layers.find((layer) => layer.rid === rid)?.retransmissionsSent ?? 0;
+  }
+
+  /** Sequence numbers the SFU asked for per rid (NACK), repeats included. */
+  nackedSequenceNumbers(rid: string): readonly number[] {
+    return this.#layers.find((layer) => layer.rid === rid)?.nacked ?? [];
   }
 
   /** Layers whose SSRC a receiver report of the SFU named. */
@@ -156,6 +195,10 @@ export class SimulcastTestPublisher {
         this.packetsReportedReceived += transportFeedbackResults(packet.feedback).filter(
           (result) => result.received,
         ).length;
+        return;
+      }
+      if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof GenericNack) {
+        this.#retransmit(packet.feedback);
         return;
       }
       if (!(packet instanceof RtcpPayloadSpecificFeedback)) return;
@@ -229,16 +272,63 @@ export class SimulcastTestPublisher {
               { id: midId, payload: serializeSdesMid(this.#mid) },
               { id: ridId, payload: serializeSdesRTPStreamID(layer.rid) },
             ];
-      if (transportCcId !== undefined) {
-        this.#transportSequenceNumber = (this.#transportSequenceNumber + 1) % 0x1_0000;
-        const payload = Buffer.alloc(2);
-        payload.writeUInt16BE(this.#transportSequenceNumber);
-        header.extensions.push({ id: transportCcId, payload });
-      }
+      this.#addTransportSequenceNumber(header, transportCcId);
       layer.sequenceNumber = (layer.sequenceNumber + 1) % 0x1_0000;
+      if (this.#retransmissions)
+        layer.history.store(header.sequenceNumber, timestamp, header.marker, payload);
+      if (this.dropFilter?.(layer.rid, header.sequenceNumber) === true) {
+        this.droppedPackets.push({ rid: layer.rid, sequenceNumber: header.sequenceNumber });
+        return;
+      }
       transport.sendRtp(payload, header).catch(() => {});
     });
     layer.frames += 1;
     layer.pictureId = (layer.pictureId + 1) % 0x8000;
+  }
+
+  #addTransportSequenceNumber(header: RtpHeader, transportCcId: number | undefined): void {
+    if (transportCcId === undefined) return;
+    this.#transportSequenceNumber = (this.#transportSequenceNumber + 1) % 0x1_0000;
+    const payload = Buffer.alloc(2);
+    payload.writeUInt16BE(this.#transportSequenceNumber);
+    header.extensions.push({ id: transportCcId, payload });
+  }
+
+  /** Answers a NACK of the SFU with an RTX packet (RFC 4588) for each asked packet still kept. */
+  #retransmit(nack: GenericNack): void {
+    const layer = this.#layers.find((candidate) => candidate.ssrc === nack.mediaSourceSsrc);
+    const transceiver = this.peer.getTransceivers()[0];
+    const transport = transceiver?.sender.dtlsTransport;
+    if (layer === undefined || transceiver === undefined || transport?.state !== 'connected') return;
+    layer.nacked.push(...nack.lost);
+    if (!this.#retransmissions) return;
+    const extensionId = (uri: string) =>
+      transceiver.headerExtensions.find((extension) => extension.uri === uri)?.id;
+    const midId = extensionId(RTP_EXTENSION_URI.sdesMid);
+    const repairedRidId = extensionId(RTP_EXTENSION_URI.repairedRtpStreamId);
+    const rtxPayloadType =
+      transceiver.codecs.find((codec) => codec.name.toLowerCase() === 'rtx')?.payloadType ?? 97;
+    for (const sequenceNumber of nack.lost) {
+      const sent = layer.history.get(sequenceNumber);
+      if (sent === undefined) continue;
+      const header = new RtpHeader({
+        payloadType: rtxPayloadType,
+        ssrc: layer.rtxSsrc,
+        sequenceNumber: layer.rtxSequenceNumber,
+        timestamp: sent.timestamp,
+        marker: sent.marker,
+      });
+      // Like Chromium: the MID and the repaired RID name the stream, there is no RID.
+      if (midId !== undefined) header.extensions.push({ id: midId, payload: serializeSdesMid(this.#mid) });
+      if (repairedRidId !== undefined) {
+        header.extensions.push({ id: repairedRidId, payload: serializeRepairedRtpStreamId(layer.rid) });
+      }
+      this.#addTransportSequenceNumber(header, extensionId(RTP_EXTENSION_URI.transportWideCC));
+      layer.rtxSequenceNumber = (layer.rtxSequenceNumber + 1) % 0x1_0000;
+      layer.retransmissionsSent += 1;
+      const original = Buffer.alloc(2);
+      original.writeUInt16BE(sequenceNumber);
+      transport.sendRtp(Buffer.concat([original, sent.payload]), header).catch(() => {});
+    }
   }
 }
