@@ -72,21 +72,29 @@ function frame(value: number): Uint8Array {
   return new Uint8Array(new Int16Array(320).fill(value).buffer);
 }
 
+/** A mixer of exact raw PCM, one frame of prebuffer, talking over 3 frames above -40 dBov. */
+function exactMixer(
+  mixedSpeakers: number,
+  onTalking: (participantId: string, talking: boolean) => void = () => {},
+): AudioMixer {
+  return new AudioMixer(
+    {
+      codec: rawPcmCodec,
+      sampleRate: 16_000,
+      bitrate: 32_000,
+      complexity: 9,
+      jitterFrames: 5,
+      prebufferFrames: 1,
+      talking: { startDbov: -40, stopDbov: -50, windowMs: 60, holdMs: 60 },
+      mixedSpeakers,
+    },
+    onTalking,
+  );
+}
+
 describe('AudioMixer with mixedSpeakers', () => {
   it('mixes the loudest talkers once they are known, and the rest share one encoded mix', () => {
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 9,
-        jitterFrames: 5,
-        prebufferFrames: 1,
-        talking: { startDbov: -40, stopDbov: -50, windowMs: 60, holdMs: 60 },
-        mixedSpeakers: 2,
-      },
-      () => {},
-    );
+    const mixer = exactMixer(2);
     // Quietest first: the first two places go to e and d before anyone's level is known.
     const loudness: Record<string, number> = { e: 500, d: 1_000, c: 2_000, b: 4_000, a: 8_000 };
     const heard = new Map<string, number>();
@@ -111,19 +119,7 @@ describe('AudioMixer with mixedSpeakers', () => {
 
   it('decodes a sender left out of a full mix only when its packets state no level, and hears its stated talking', () => {
     const talking: Array<[string, boolean]> = [];
-    const mixer = new AudioMixer(
-      {
-        codec: rawPcmCodec,
-        sampleRate: 16_000,
-        bitrate: 32_000,
-        complexity: 9,
-        jitterFrames: 5,
-        prebufferFrames: 1,
-        talking: { startDbov: -40, stopDbov: -50, windowMs: 60, holdMs: 60 },
-        mixedSpeakers: 1,
-      },
-      (id, state) => talking.push([id, state]),
-    );
+    const mixer = exactMixer(1, (id, state) => talking.push([id, state]));
     for (const id of ['a', 'b', 'c']) {
       mixer.add(id, () => {});
       mixer.setMuted(id, false);
