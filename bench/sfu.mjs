@@ -37,13 +37,21 @@ function percentile(values, fraction) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** RFC 6464's level of a PCM frame: minus its RMS level in dBov, 0 to 127. */
+function levelOf(pcm) {
+  let sum = 0;
+  for (const sample of pcm) sum += sample * sample;
+  const rms = Math.sqrt(sum / pcm.length) / 32_768;
+  return rms === 0 ? 127 : Math.min(127, Math.max(0, Math.round(-20 * Math.log10(rms))));
+}
+
 // ---------------------------------------------------------------- client process
 async function clientProcess() {
   // werift's ES module build, the one the testing clients use (its classes are checked with instanceof).
   const weriftMain = createRequire(new URL('../packages/webrtc-sfu/package.json', import.meta.url)).resolve(
     'werift',
   );
-  const { MediaStreamTrack, RtpHeader, RtpPacket } = await import(
+  const { MediaStreamTrack, RtpHeader, RtpPacket, useAudioLevelIndication } = await import(
     `${weriftMain.split('/lib/')[0]}/lib/index.mjs`
   );
   const send = (message) => process.send(message);
@@ -86,17 +94,22 @@ async function clientProcess() {
   };
 
   // Pre-encoded tones (48 kHz Opus, 1 s looped), sent by one drift-free clock for every speaker.
+  // Like browsers, the clients state each frame's level (RFC 6464) where the server negotiates it;
+  // BENCH_SFU_AUDIO_LEVELS=0 leaves it out.
   const tones = [];
   const toneFor = (index) => {
     const frequency = 300 + 150 * (index % 8);
     if (tones[index % 8] === undefined) {
       const encoder = sfuPackage.opusCodec.createEncoder({ sampleRate: 48_000, bitrate: 32_000 });
-      tones[index % 8] = Array.from({ length: 50 }, (_, frame) =>
-        Buffer.from(encoder.encode(testing.sine(960, frequency, 48_000, 6_000, frame * 960))),
-      );
+      tones[index % 8] = Array.from({ length: 50 }, (_, frame) => {
+        const pcm = testing.sine(960, frequency, 48_000, 6_000, frame * 960);
+        return { payload: Buffer.from(encoder.encode(pcm)), level: Buffer.from([levelOf(pcm)]) };
+      });
     }
     return tones[index % 8];
   };
+  const statesLevels = process.env.BENCH_SFU_AUDIO_LEVELS !== '0';
+  const audioLevelUri = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
   let audioFrame = 0;
   let audioTimer;
   const startSpeaking = () => {
@@ -111,7 +124,9 @@ async function clientProcess() {
             timestamp: (audioFrame * 960) % 0x1_0000_0000,
             marker: audioFrame === 0,
           });
-          client.track.writeRtp(new RtpPacket(header, client.tone[audioFrame % client.tone.length]));
+          const tone = client.tone[audioFrame % client.tone.length];
+          if (client.levelId !== undefined) header.extensions = [{ id: client.levelId, payload: tone.level }];
+          client.track.writeRtp(new RtpPacket(header, tone.payload));
         }
         audioFrame += 1;
         nextAtMs += 20;
@@ -143,7 +158,10 @@ async function clientProcess() {
       send({ type: 'subscribed', id: message.id, sdp: await subscriber.answer(message.sdp) });
     }
     if (message.type === 'audio-offer') {
-      const peer = testing.createLoopbackPeer('audio', 96, { ownAddresses });
+      const peer = testing.createLoopbackPeer('audio', 96, {
+        ownAddresses,
+        headerExtensions: statesLevels ? [useAudioLevelIndication()] : [],
+      });
       const track = new MediaStreamTrack({ kind: 'audio' });
       peer.addTransceiver(track, { direction: 'sendrecv' });
       const client = { peer, track, speaking: message.speaking, tone: toneFor(message.id), received: 0 };
@@ -153,7 +171,12 @@ async function clientProcess() {
       send({ type: 'audio-offered', id: message.id, sdp: await testing.localSdp(peer, 'offer') });
     }
     if (message.type === 'audio-answer') {
-      await audioClients.get(message.id).peer.setRemoteDescription({ type: 'answer', sdp: message.sdp });
+      const client = audioClients.get(message.id);
+      await client.peer.setRemoteDescription({ type: 'answer', sdp: message.sdp });
+      // The id both sides agreed on for the level, if the server negotiated it.
+      client.levelId = client.peer
+        .getTransceivers()[0]
+        ?.headerExtensions.find((extension) => extension.uri === audioLevelUri)?.id;
       send({ type: 'audio-answered', id: message.id });
     }
     if (message.type === 'speak') {
