@@ -1,4 +1,4 @@
-import type { RTCPeerConnection, RTCRtpTransceiver } from 'werift';
+import { type RTCPeerConnection, type RTCRtpTransceiver, RTP_EXTENSION_URI } from 'werift';
 import type { AudioMixer } from './audio/audio-mixer.js';
 import { SfuError } from './errors.js';
 import type { SfuOptions } from './options.js';
@@ -10,7 +10,6 @@ import type { SdpDirection } from './sdp/parse-sdp.js';
 import type { SfuTotals } from './sfu-stats.js';
 
 const samplesPerFrame = 960;
-const audioLevelUri = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
 
 /**
  * The level a packet's sender states (RFC 6464: the low 7 bits are minus its level in dBov), when
@@ -90,7 +89,9 @@ export class AudioConnection {
           : 'sendrecv',
     );
     this.#transceiver = transceiver;
-    this.#levelId = transceiver.headerExtensions.find((extension) => extension.uri === audioLevelUri)?.id;
+    this.#levelId = transceiver.headerExtensions.find(
+      (extension) => extension.uri === RTP_EXTENSION_URI.audioLevelIndication,
+    )?.id;
     const sdp = await negotiate('answer the audio offer', async () => {
       await setLocalDescriptionQuietly(peer, ice, await peer.createAnswer());
       return peer.localDescription?.sdp ?? '';

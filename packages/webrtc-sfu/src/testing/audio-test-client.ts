@@ -1,6 +1,7 @@
 import {
   MediaStreamTrack,
   type RTCPeerConnection,
+  RTP_EXTENSION_URI,
   RtpHeader,
   RtpPacket,
   useAudioLevelIndication,
@@ -14,7 +15,6 @@ import { sine } from './signal.js';
 
 const rate = 48_000;
 const frameSamples = 960;
-const audioLevelUri = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
 
 /** Options of an {@link AudioTestClient}. */
 export interface AudioTestClientOptions {
@@ -39,6 +39,8 @@ export class AudioTestClient {
   #timer: NodeJS.Timeout | undefined;
   #sequenceNumber = 1;
   #frame = 0;
+  /** The negotiated id of the audio level extension, when both sides agreed on it. */
+  #levelId: number | undefined;
 
   constructor(codec: AudioCodec = opusCodec, options: AudioTestClientOptions = {}) {
     this.peer = createLoopbackPeer('audio', 96, {
@@ -63,6 +65,10 @@ export class AudioTestClient {
   /** Applies the SFU's answer. */
   async acceptAnswer(sdp: string): Promise<void> {
     await this.peer.setRemoteDescription({ type: 'answer', sdp });
+    // The id both sides agreed on for the level, once, rather than per sent frame.
+    this.#levelId = this.peer
+      .getTransceivers()[0]
+      ?.headerExtensions.find((extension) => extension.uri === RTP_EXTENSION_URI.audioLevelIndication)?.id;
     startRestartedIce(this.peer);
   }
 
@@ -78,7 +84,7 @@ export class AudioTestClient {
         timestamp: this.#frame * frameSamples,
         marker: this.#frame === 0,
       });
-      const levelId = this.#levelId();
+      const levelId = this.#levelId;
       if (levelId !== undefined)
         header.extensions = [
           { id: levelId, payload: Buffer.from([Math.min(127, Math.round(-frameLevelDbov(pcm)))]) },
@@ -87,12 +93,6 @@ export class AudioTestClient {
       this.#frame += 1;
       this.#track.writeRtp(new RtpPacket(header, Buffer.from(encoder.encode(pcm))));
     }, 20);
-  }
-
-  /** The negotiated id of the audio level extension, when both sides agreed on it. */
-  #levelId(): number | undefined {
-    const transceiver = this.peer.getTransceivers()[0];
-    return transceiver?.headerExtensions.find((extension) => extension.uri === audioLevelUri)?.id;
   }
 
   /** Stops sending. */
