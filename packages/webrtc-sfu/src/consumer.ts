@@ -49,6 +49,11 @@ function withOriginalSequenceNumber(sent: SentPacket): Buffer {
 const rtpHeaderSize = 12;
 const pliCount = 1;
 const firCount = 4;
+/**
+ * A packet sent (first or again) less than this long ago is not sent again for a NACK, whatever the
+ * measured round trip: such a NACK crossed it, and a lost copy is asked for again later.
+ */
+const minimumResendIntervalMs = 10;
 
 /**
  * Forwards one {@link Producer}'s stream to one subscriber's transceiver without transcoding. It
@@ -221,7 +226,7 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     const forwarded = this.#pictures.rewrite(payload, descriptor);
     const transportSequenceNumber = this.#direct.send(fields, sender.codec.payloadType, forwarded, nowMs);
     if (transportSequenceNumber === null) return;
-    this.#buffer.store(fields, forwarded);
+    this.#buffer.store(fields, forwarded, nowMs);
     this.stats.packetsSent += 1;
     const size = rtpHeaderSize + forwarded.length;
     if (this.#totals !== undefined) {
@@ -310,10 +315,13 @@ export class Consumer extends TypedEmitter<ConsumerEvents> {
     const payloadType = sender.codec?.payloadType;
     if (payloadType === undefined) return;
     const rtxPayloadType = this.#rtxPayloadType();
+    // Before the subscriber's first receiver report, and on a link faster than the event loop's
+    // own delays, the floor holds.
+    const resendIntervalMs = Math.max(minimumResendIntervalMs, this.#direct.roundTripMs ?? 0);
     for (const sequenceNumber of nack.lost) {
-      const sent = this.#buffer.get(sequenceNumber);
-      if (sent === undefined) continue;
       const nowMs = performance.now();
+      const sent = this.#buffer.takeForResend(sequenceNumber, nowMs, resendIntervalMs);
+      if (sent === undefined) continue;
       // A retransmission gets a transport-wide number of its own and counts as sent bytes, so the
       // subscriber's feedback on it reaches the estimator like any packet's.
       const transportSequenceNumber =

@@ -1,4 +1,5 @@
 import type { RTCRtpReceiver } from 'werift';
+import { ReceivedSequenceNumbers } from './rtp/received-sequence-numbers.js';
 
 /** How long a layer may go without a packet before it counts as stopped (a sender drops layers when its own link is weak). */
 const activeWithinMs = 2_000;
@@ -27,6 +28,7 @@ export class ProducerLayer {
   #lastPacketMs = Number.NEGATIVE_INFINITY;
   #lastKeyframeRequestMs = Number.NEGATIVE_INFINITY;
   #pendingKeyframeRequest: NodeJS.Timeout | undefined;
+  readonly #received = new ReceivedSequenceNumbers();
 
   constructor(
     /** The simulcast stream id (`a=rid`), or undefined without simulcast. */
@@ -44,6 +46,15 @@ export class ProducerLayer {
   /** Whether a packet arrived within the last two seconds. */
   isActive(nowMs: number): boolean {
     return nowMs - this.#lastPacketMs <= activeWithinMs;
+  }
+
+  /**
+   * @internal Whether a packet of `ssrc` numbered `sequenceNumber` arrived before on this layer (a
+   * sender's repeat: its RTX padding, or a retransmission that crossed the late original); records
+   * it otherwise.
+   */
+  isRepeat(ssrc: number, sequenceNumber: number): boolean {
+    return !this.#received.receive(ssrc, sequenceNumber);
   }
 
   /** @internal Counts a received packet of `bytes` bytes. */

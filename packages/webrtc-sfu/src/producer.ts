@@ -23,7 +23,10 @@ export interface ProducerEvents extends Record<string, unknown[]> {
 /** Counters of a {@link Producer}, for tests and monitoring. */
 export interface ProducerStats {
   packetsReceived: number;
+  /** Packets not forwarded while the stream was paused. */
   packetsDropped: number;
+  /** Packets that arrived twice (a sender's RTX padding or crossed retransmission), forwarded once. */
+  packetsRepeated: number;
   keyframeRequests: number;
 }
 
@@ -50,7 +53,12 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   /** Unique id of this producer. */
   readonly id = randomUUID();
   /** Counters since creation. */
-  readonly stats: ProducerStats = { packetsReceived: 0, packetsDropped: 0, keyframeRequests: 0 };
+  readonly stats: ProducerStats = {
+    packetsReceived: 0,
+    packetsDropped: 0,
+    packetsRepeated: 0,
+    keyframeRequests: 0,
+  };
   readonly #consumers = new Set<Consumer>();
   readonly #keyframeRequestIntervalMs: number;
   readonly #totals: SfuTotals | undefined;
@@ -210,11 +218,16 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   #forward(packet: RtpPacket, layer: ProducerLayer): void {
     this.stats.packetsReceived += 1;
     const size = packet.serializeSize;
-    layer.noteReceived(size, performance.now());
     if (this.#totals !== undefined) {
       this.#totals.videoPacketsReceived += 1;
       this.#totals.videoBytesReceived += size;
     }
+    // A copy is neither the layer's bitrate nor anything a subscriber could use.
+    if (layer.isRepeat(packet.header.ssrc, packet.header.sequenceNumber)) {
+      this.stats.packetsRepeated += 1;
+      return;
+    }
+    layer.noteReceived(size, performance.now());
     if (this.#paused || this.#closed) {
       this.stats.packetsDropped += 1;
       return;

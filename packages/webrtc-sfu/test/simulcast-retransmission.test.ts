@@ -36,6 +36,18 @@ function missingSequenceNumbers(packets: ReceivedPacket[]): number[] {
   return missing;
 }
 
+/** Sequence numbers the subscriber received more than once. */
+function repeatedSequenceNumbers(packets: ReceivedPacket[]): number[] {
+  const seen = new Set<number>();
+  const repeated = new Set<number>();
+  for (const received of packets) {
+    const number = received.packet.header.sequenceNumber;
+    if (seen.has(number)) repeated.add(number);
+    seen.add(number);
+  }
+  return [...repeated];
+}
+
 describe('retransmissions of a simulcast publisher', () => {
   it('reach their layer: packets the uplink lost arrive at the subscriber by RTX, without a keyframe request', async () => {
     const router = bed.start().createRouter('simulcast-retransmission');
@@ -77,6 +89,9 @@ describe('retransmissions of a simulcast publisher', () => {
     const packets = stream();
     expect(Math.max(...framesOf(packets))).toBeLessThan(layerFrameBase);
     expect(missingSequenceNumbers(packets)).toEqual([]);
+    // werift asks again every few milliseconds until the packet comes: every answer after the
+    // first is a copy, forwarded to nobody.
+    expect(repeatedSequenceNumbers(packets)).toEqual([]);
     const asked = new Set(publisher.nackedSequenceNumbers('l'));
     expect(publisher.droppedPackets.every((dropped) => asked.has(dropped.sequenceNumber))).toBe(true);
     expect(publisher.retransmissionsSent('l')).toBeGreaterThanOrEqual(5);
@@ -87,5 +102,45 @@ describe('retransmissions of a simulcast publisher', () => {
     expect(publisher.nackedSequenceNumbers('m')).toEqual([]);
     expect(publisher.nackedSequenceNumbers('h')).toEqual([]);
     expect(publisher.keyframeRequests('l')).toBe(keyframeRequestsBefore);
+  }, 120_000);
+
+  it('are forwarded once: RTX copies of packets the SFU already has (libwebrtc pads probes with them) reach no subscriber', async () => {
+    const router = bed.start().createRouter('simulcast-repeats');
+    const publisher = bed.track(new SimulcastTestPublisher(undefined, { retransmissions: true }));
+    const session = router.createSession('alice');
+    await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+    publisher.start();
+    const producer = router.getProducer('alice', 'video');
+    await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
+
+    const subscriber = bed.track(new VideoTestSubscriber());
+    const offer = await router.createSession('bob').updateSubscriptions({
+      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
+      unsubscribe: [],
+    });
+    await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+    const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid ?? '';
+    await waitFor(() => subscriber.count(mid) >= 30, 'the low layer at the subscriber', patient);
+
+    // Three copies of each of the last five packets of the forwarded layer, and of the high layer.
+    const repeatedBefore = producer?.stats.packetsRepeated ?? 0;
+    const repeated = [1, 2, 3].flatMap(() => [
+      ...publisher.repeatLastPackets('l', 5),
+      ...publisher.repeatLastPackets('h', 5),
+    ]);
+    expect(repeated).toHaveLength(30);
+    // The stream goes on after the copies (sent before its next frames, on the same transport):
+    // what the subscriber got until then, each packet once.
+    const countNow = subscriber.count(mid);
+    await waitFor(() => subscriber.count(mid) >= countNow + 10, 'the low layer going on', patient);
+    const packets = subscriber.packets.filter((received) => received.mid === mid);
+    expect(repeatedSequenceNumbers(packets)).toEqual([]);
+    expect(missingSequenceNumbers(packets)).toEqual([]);
+    await waitFor(
+      () => (producer?.stats.packetsRepeated ?? 0) - repeatedBefore >= 30,
+      'thirty copies counted at the SFU',
+      patient,
+    );
+    expect(producer?.stats.packetsRepeated).toBe(repeatedBefore + 30);
   }, 120_000);
 });

@@ -129,7 +129,8 @@ export async function expectChromiumFollowsFirefoxLayers(meeting: {
   meeting.save();
   const router = [...sfu.routers.values()].find((candidate) => candidate.getSession(alice) !== undefined);
   const producer = router?.getProducer(alice, 'video');
-  const consumer = router?.getSession(bob)?.consumers.find((candidate) => candidate.producer === producer);
+  const watcher = router?.getSession(bob);
+  const consumer = watcher?.consumers.find((candidate) => candidate.producer === producer);
   if (producer === undefined || consumer === undefined)
     throw new Error('the SFU has no camera stream from Firefox forwarded to Chromium');
 
@@ -168,12 +169,26 @@ export async function expectChromiumFollowsFirefoxLayers(meeting: {
   );
 
   const watching = async (): Promise<
-    WatchedVideo & { widths: number[]; quality: string; forwarding?: string; switches: number }
+    WatchedVideo & {
+      widths: number[];
+      quality: string;
+      forwarding?: string;
+      target?: string;
+      paused: boolean;
+      estimate?: number;
+      keyframeRequests: number[];
+      switches: number;
+    }
   > => ({
     ...(await watchedVideo(chromiumPage, alice)),
     widths: activeWidths(),
     quality: consumer.quality,
+    // Why a step is stuck: what the SFU forwards, waits for, and whether the estimate paused it.
     forwarding: consumer.currentLayer?.rid,
+    target: consumer.targetLayer?.rid,
+    paused: consumer.paused,
+    estimate: watcher?.subscriptionBandwidth,
+    keyframeRequests: producer.layers.map((layer) => layer.keyframeRequests),
     switches: consumer.stats.layerSwitches,
   });
   const onTop = (stats: WatchedVideo & { widths: number[] }) =>
@@ -207,6 +222,6 @@ export async function expectChromiumFollowsFirefoxLayers(meeting: {
   );
   expect(back.switches).toBeGreaterThanOrEqual(top.switches + 2);
   note(
-    `Chromium back on the top layer, ${back.frameWidth} px (${back.switches - top.switches} layer switches since the top layer; SFU layers ${layersOf(producer)}; Firefox sent ${sentOf((await firefoxCamera(firefoxPage)).sent)})`,
+    `Chromium back on the top layer, ${back.frameWidth} px (${back.switches - top.switches} layer switches since the top layer; ${producer.stats.packetsRepeated} repeated packets from Firefox not forwarded; SFU layers ${layersOf(producer)}; Firefox sent ${sentOf((await firefoxCamera(firefoxPage)).sent)})`,
   );
 }

@@ -33,6 +33,11 @@ const idleMs = 1_000;
  */
 const probeDrainMs = 2_000;
 
+/** The feedback gathered until a window is evaluated. */
+function emptyWindow() {
+  return { received: 0, lost: 0, bytes: 0, firstMs: 0, lastMs: 0, delaySum: 0, minDelay: Infinity };
+}
+
 /**
  * A subscriber's available bandwidth, from transport-wide congestion control feedback (TWCC) on the
  * packets the SFU sent it, and from REMB where that is what the client sends. TWCC: each window of
@@ -55,7 +60,7 @@ export class BandwidthEstimator {
   #growing = true;
   #baseDelayMs = Number.POSITIVE_INFINITY;
   #baseDelaySetMs = 0;
-  #window = { received: 0, lost: 0, bytes: 0, firstMs: 0, lastMs: 0, delaySum: 0, minDelay: Infinity };
+  #window = emptyWindow();
   /** Until when a failed probe's queue drains, and the estimate it must not be cut below meanwhile. */
   #drain = { untilMs: Number.NEGATIVE_INFINITY, floorBitrate: 0 };
   /**
@@ -102,6 +107,9 @@ export class BandwidthEstimator {
       this.#transportEstimate = this.#options.initialBitrate;
       this.#lastGrowthMs = nowMs;
     }
+    // After a silence (video paused), a window begun before it would spread its bytes over the
+    // silence and read as a link that carries almost nothing.
+    if (nowMs - this.#lastFeedbackMs > idleMs) this.#window = emptyWindow();
     this.#lastFeedbackMs = nowMs;
     const window = this.#window;
     const sent = this.#sent;
@@ -211,7 +219,7 @@ export class BandwidthEstimator {
     } else {
       this.#growing = false;
     }
-    this.#window = { received: 0, lost: 0, bytes: 0, firstMs: 0, lastMs: 0, delaySum: 0, minDelay: Infinity };
+    this.#window = emptyWindow();
   }
 
   #grow(nowMs: number): void {

@@ -55,6 +55,28 @@ describe('BandwidthEstimator', () => {
     expect(estimator.transportEstimate).toBe(cut);
   });
 
+  it('starts a new feedback window after a silence, so a pause does not read as a link that carries nothing', () => {
+    const estimator = new BandwidthEstimator(estimatorOptions);
+    /** `count` packets of 1,000 bytes 5 ms apart, the ones at `lost` positions lost. */
+    const send = (first: number, startMs: number, count: number, lost: number[] = []) => {
+      const results = [];
+      for (let index = 0; index < count; index += 1) {
+        estimator.packetSent(first + index, 1_000, startMs + index * 5);
+        const received = !lost.includes(index);
+        results.push({ sequenceNumber: first + index, received, receivedAtMs: startMs + index * 5 + 20 });
+      }
+      estimator.transportFeedback(results, startMs + count * 5 + 30);
+    };
+    // 15 packets (short of a window), then the video pauses for 7 s.
+    send(0, 0, 15);
+    // After the pause, 3 of the first 5 packets are lost: 15 % of a window that began before the
+    // pause, which would cut to 85 % of 20 kB spread over 7 s.
+    send(15, 7_000, 5, [0, 1, 2]);
+    send(20, 7_100, 15);
+    const estimate = estimator.transportEstimate ?? 0;
+    expect(estimate).toBeGreaterThan(500_000);
+  });
+
   it('grows while feedback is clean, but not within a second of a cut', () => {
     const estimator = new BandwidthEstimator(estimatorOptions);
     exchange(estimator, 0, 0, 40, 2);

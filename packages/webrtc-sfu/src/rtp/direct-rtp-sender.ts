@@ -152,6 +152,12 @@ export class DirectRtpSender {
     return this.#paddingSent;
   }
 
+  /** The round trip to the receiver in ms, as werift measures it from its reports; undefined before one. */
+  get roundTripMs(): number | undefined {
+    const seconds = this.#internals.rtt;
+    return seconds === undefined ? undefined : seconds * 1000;
+  }
+
   /** `padded`: `payload` is padding (the P bit is set). */
   #send(
     fields: OutgoingRtpFields,

@@ -64,7 +64,7 @@ describe('RetransmissionBuffer', () => {
     for (let sequence = 65_530; sequence < 65_530 + 40; sequence += 1) {
       const sequenceNumber = sequence % 65_536;
       const fields = { sequenceNumber, timestamp: 0xffff_ff00 + sequenceNumber, marker: sequence % 3 === 0 };
-      buffer.store(fields, Buffer.from(`p${sequenceNumber}`));
+      buffer.store(fields, Buffer.from(`p${sequenceNumber}`), 0);
     }
     expect(buffer.get(33)).toEqual({
       sequenceNumber: 33,
@@ -76,6 +76,18 @@ describe('RetransmissionBuffer', () => {
     expect(buffer.get(17)).toBeUndefined();
     buffer.clear();
     expect(buffer.get(33)).toBeUndefined();
+  });
+
+  it('gives a packet for resending only a round trip after it was last sent, first or again', () => {
+    const buffer = new RetransmissionBuffer(16);
+    buffer.store({ sequenceNumber: 7, timestamp: 90, marker: true }, Buffer.from('p7'), 1_000);
+    // A NACK 20 ms after the sending, with a 30 ms round trip: it crossed the packet.
+    expect(buffer.takeForResend(7, 1_020, 30)).toBeUndefined();
+    expect(buffer.takeForResend(7, 1_030, 30)?.payload.toString()).toBe('p7');
+    // Resent at 1,030: the next NACK is answered a round trip later, not before.
+    expect(buffer.takeForResend(7, 1_050, 30)).toBeUndefined();
+    expect(buffer.takeForResend(7, 1_060, 30)?.sequenceNumber).toBe(7);
+    expect(buffer.takeForResend(8, 5_000, 30)).toBeUndefined();
   });
 });
 

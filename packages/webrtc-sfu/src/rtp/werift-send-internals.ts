@@ -22,6 +22,8 @@ export interface SenderInternals {
   headerBytesSent: number;
   sequenceNumber?: number;
   timestamp?: number;
+  /** The round trip in seconds, smoothed, from the receiver's reports; undefined before one. */
+  rtt?: number;
   runRtcp(): Promise<void>;
   dtlsTransport: DtlsInternals;
 }

@@ -294,41 +294,64 @@ export class SimulcastTestPublisher {
     header.extensions.push({ id: transportCcId, payload });
   }
 
+  /**
+   * Sends RTX copies of the last `count` packets of layer `rid` that the SFU did receive, as
+   * libwebrtc pads its bandwidth probes (needs `retransmissions`). Returns their sequence numbers.
+   */
+  repeatLastPackets(rid: string, count: number): number[] {
+    const layer = this.#layers.find((candidate) => candidate.rid === rid);
+    if (layer === undefined) return [];
+    const dropped = new Set(
+      this.droppedPackets.filter((packet) => packet.rid === rid).map((packet) => packet.sequenceNumber),
+    );
+    const repeated: number[] = [];
+    for (let back = 1; repeated.length < count && back <= 512; back += 1) {
+      const sequenceNumber = (layer.sequenceNumber - back + 0x1_0000) % 0x1_0000;
+      if (dropped.has(sequenceNumber) || !this.#sendRetransmission(layer, sequenceNumber)) continue;
+      repeated.push(sequenceNumber);
+    }
+    return repeated;
+  }
+
   /** Answers a NACK of the SFU with an RTX packet (RFC 4588) for each asked packet still kept. */
   #retransmit(nack: GenericNack): void {
     const layer = this.#layers.find((candidate) => candidate.ssrc === nack.mediaSourceSsrc);
-    const transceiver = this.peer.getTransceivers()[0];
-    const transport = transceiver?.sender.dtlsTransport;
-    if (layer === undefined || transceiver === undefined || transport?.state !== 'connected') return;
+    if (layer === undefined) return;
     layer.nacked.push(...nack.lost);
     if (!this.#retransmissions) return;
+    for (const sequenceNumber of nack.lost) this.#sendRetransmission(layer, sequenceNumber);
+  }
+
+  /** Sends one kept packet of `layer` again as RTX; false when it is not kept or nothing can be sent. */
+  #sendRetransmission(layer: LayerState, sequenceNumber: number): boolean {
+    const transceiver = this.peer.getTransceivers()[0];
+    const transport = transceiver?.sender.dtlsTransport;
+    const sent = layer.history.get(sequenceNumber);
+    if (transceiver === undefined || transport?.state !== 'connected' || sent === undefined) return false;
     const extensionId = (uri: string) =>
       transceiver.headerExtensions.find((extension) => extension.uri === uri)?.id;
     const midId = extensionId(RTP_EXTENSION_URI.sdesMid);
     const repairedRidId = extensionId(RTP_EXTENSION_URI.repairedRtpStreamId);
     const rtxPayloadType =
       transceiver.codecs.find((codec) => codec.name.toLowerCase() === 'rtx')?.payloadType ?? 97;
-    for (const sequenceNumber of nack.lost) {
-      const sent = layer.history.get(sequenceNumber);
-      if (sent === undefined) continue;
-      const header = new RtpHeader({
-        payloadType: rtxPayloadType,
-        ssrc: layer.rtxSsrc,
-        sequenceNumber: layer.rtxSequenceNumber,
-        timestamp: sent.timestamp,
-        marker: sent.marker,
-      });
-      // Like Chromium: the MID and the repaired RID name the stream, there is no RID.
-      if (midId !== undefined) header.extensions.push({ id: midId, payload: serializeSdesMid(this.#mid) });
-      if (repairedRidId !== undefined) {
-        header.extensions.push({ id: repairedRidId, payload: serializeRepairedRtpStreamId(layer.rid) });
-      }
-      this.#addTransportSequenceNumber(header, extensionId(RTP_EXTENSION_URI.transportWideCC));
-      layer.rtxSequenceNumber = (layer.rtxSequenceNumber + 1) % 0x1_0000;
-      layer.retransmissionsSent += 1;
-      const original = Buffer.alloc(2);
-      original.writeUInt16BE(sequenceNumber);
-      transport.sendRtp(Buffer.concat([original, sent.payload]), header).catch(() => {});
+    const header = new RtpHeader({
+      payloadType: rtxPayloadType,
+      ssrc: layer.rtxSsrc,
+      sequenceNumber: layer.rtxSequenceNumber,
+      timestamp: sent.timestamp,
+      marker: sent.marker,
+    });
+    // Like Chromium: the MID and the repaired RID name the stream, there is no RID.
+    if (midId !== undefined) header.extensions.push({ id: midId, payload: serializeSdesMid(this.#mid) });
+    if (repairedRidId !== undefined) {
+      header.extensions.push({ id: repairedRidId, payload: serializeRepairedRtpStreamId(layer.rid) });
     }
+    this.#addTransportSequenceNumber(header, extensionId(RTP_EXTENSION_URI.transportWideCC));
+    layer.rtxSequenceNumber = (layer.rtxSequenceNumber + 1) % 0x1_0000;
+    layer.retransmissionsSent += 1;
+    const original = Buffer.alloc(2);
+    original.writeUInt16BE(sequenceNumber);
+    transport.sendRtp(Buffer.concat([original, sent.payload]), header).catch(() => {});
+    return true;
   }
 }
