@@ -8,6 +8,7 @@ import type { SfuOptions } from './options.js';
 import { answerIceRestart, createPeer, negotiate, setLocalDescriptionQuietly } from './peer-factory.js';
 import { Producer, type StreamKind } from './producer.js';
 import type { RouterInternals } from './router-internals.js';
+import { trackLossesPerStream } from './rtp/per-stream-nack.js';
 import { repairSimulcastLayers } from './rtp/simulcast-retransmissions.js';
 import { announceAddresses } from './sdp/announce-addresses.js';
 import { isIceRestartOffer } from './sdp/ice-restart.js';
@@ -296,10 +297,14 @@ export class Session extends TypedEmitter<SessionEvents> {
         keyframeRequestIntervalMs: this.#options.limits.keyframeRequestIntervalMs,
         totals: this.#router.totals,
       });
-    // Congestion feedback, and the per-layer NACKs and retransmissions that repair simulcast losses.
+    // Congestion feedback, NACKs per SSRC, and the retransmissions that repair simulcast losses.
     const feedback = peer
       .getTransceivers()
-      .flatMap((transceiver) => [startPublisherFeedback(transceiver), repairSimulcastLayers(transceiver)]);
+      .flatMap((transceiver) => [
+        startPublisherFeedback(transceiver),
+        trackLossesPerStream(transceiver.receiver),
+        repairSimulcastLayers(transceiver),
+      ]);
     const stopFeedback = () => {
       for (const stop of feedback) stop?.();
     };

@@ -1,4 +1,5 @@
 import type { RTCRtpReceiver, RtpPacket } from 'werift';
+import { type NackReceiverInternals, NackRequester, type PacketLostEvent } from './nack-requester.js';
 
 /**
  * What this file uses of werift 0.24's receiver NACK handler (`NackHandler`, not exported and
@@ -8,7 +9,7 @@ import type { RTCRtpReceiver, RtpPacket } from 'werift';
 interface NackHandlerInternals {
   addPacket(packet: RtpPacket): void;
   close(): void;
-  onPacketLost: unknown;
+  onPacketLost: PacketLostEvent;
 }
 
 interface ReceiverNackInternals {
@@ -19,28 +20,31 @@ interface ReceiverNackInternals {
 const maxStreams = 8;
 
 /**
- * Makes werift's receiver track losses and send NACKs per SSRC instead of over all of them.
- * werift 0.24 gives a receiver one NACK handler, which suits a single stream: fed the three
- * simulcast layers of a publisher, whose sequence numbers have nothing in common, it took the jump
- * from one layer's numbers to the next for losses and asked the publisher, on whichever SSRC came
- * last, for packets that were never lost, while a real loss went unasked. Each SSRC gets its own
- * handler of werift's own class here; their NACKs go out through the receiver's `onPacketLost`
- * event as before. Returns how to restore werift's single handler.
+ * Makes werift's receiver track losses and send NACKs per SSRC, with a {@link NackRequester} each,
+ * instead of its one NACK handler over all of them. That handler suits a single stream: fed the
+ * three simulcast layers of a publisher, whose sequence numbers have nothing in common, it took the
+ * jump from one layer's numbers to the next for losses and asked the publisher, on whichever SSRC
+ * came last, for packets that were never lost, while a real loss went unasked; and it asks too
+ * fast and misses losses at the sequence wrap (see {@link NackRequester}). The NACKs go out
+ * through the receiver's `onPacketLost` event as before. Returns how to restore werift's handler.
  */
 export function trackLossesPerStream(receiver: RTCRtpReceiver): () => void {
   const internals = receiver as unknown as ReceiverNackInternals;
   const original = internals.nack;
-  const Handler = original.constructor as new (owner: RTCRtpReceiver) => NackHandlerInternals;
-  const handlers = new Map<number, NackHandlerInternals>();
-  const perStream: NackHandlerInternals = {
+  const owner = receiver as unknown as NackReceiverInternals;
+  const handlers = new Map<number, NackRequester>();
+  const perStream: NackHandlerInternals & { readonly asking: boolean } = {
     onPacketLost: original.onPacketLost,
+    /** Whether any stream has a packet missing (a requester's timer runs). */
+    get asking() {
+      return [...handlers.values()].some((handler) => handler.active);
+    },
     addPacket(packet) {
       const ssrc = packet.header.ssrc;
       let handler = handlers.get(ssrc);
       if (handler === undefined) {
         if (handlers.size >= maxStreams) closeOldest(handlers);
-        handler = new Handler(receiver);
-        handler.onPacketLost = original.onPacketLost;
+        handler = new NackRequester(owner, original.onPacketLost);
         handlers.set(ssrc, handler);
       }
       handler.addPacket(packet);
@@ -60,7 +64,7 @@ export function trackLossesPerStream(receiver: RTCRtpReceiver): () => void {
   };
 }
 
-function closeOldest(handlers: Map<number, NackHandlerInternals>): void {
+function closeOldest(handlers: Map<number, NackRequester>): void {
   const [ssrc, handler] = handlers.entries().next().value ?? [];
   if (ssrc === undefined || handler === undefined) return;
   handler.close();

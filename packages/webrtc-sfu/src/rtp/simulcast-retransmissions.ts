@@ -6,7 +6,6 @@ import {
   rtpHeaderExtensionsParser,
   unwrapRtx,
 } from 'werift';
-import { trackLossesPerStream } from './per-stream-nack.js';
 
 /** The RTX streams a publisher may have in use at once: one per layer, and room for new SSRCs. */
 const maxRetransmissionStreams = 8;
@@ -34,9 +33,9 @@ export function retransmissionPayloadTypes(codecs: readonly RTCRtpCodecParameter
 }
 
 /**
- * Repairs losses of a simulcast publisher's layers on `transceiver` (a receiving transceiver of a
- * negotiated connection): losses are asked for per layer (see {@link trackLossesPerStream}), and
- * the retransmissions that answer them reach their layer.
+ * Lets the retransmissions of a simulcast publisher's layers on `transceiver` (a receiving
+ * transceiver of a negotiated connection) reach their layer; the losses are asked for per layer by
+ * `trackLossesPerStream`.
  *
  * werift 0.24 routes a packet by its SSRC or its RID header extension only. A simulcast sender's
  * RTX streams are listed nowhere (no SSRCs in a simulcast offer) and their packets carry the
@@ -54,11 +53,10 @@ export function repairSimulcastLayers(transceiver: RTCRtpTransceiver): (() => vo
   const receiver = transceiver.receiver;
   const transport = receiver.dtlsTransport;
   if (transport === undefined || Object.keys(receiver.trackByRID).length === 0) return undefined;
-  const restoreNack = trackLossesPerStream(receiver);
   const mediaPayloadTypes = retransmissionPayloadTypes(transceiver.codecs);
   const negotiated = new Set(transceiver.headerExtensions.map((extension) => extension.uri));
   if (mediaPayloadTypes.size === 0 || !negotiated.has(RTP_EXTENSION_URI.repairedRtpStreamId)) {
-    return restoreNack;
+    return undefined;
   }
   const extensionUris = Object.fromEntries(
     transceiver.headerExtensions.map((extension) => [extension.id, extension.uri]),
@@ -93,10 +91,7 @@ export function repairSimulcastLayers(transceiver: RTCRtpTransceiver): (() => vo
     if (mediaSsrc === undefined || packet.payload.length < 2) return;
     receiver.handleRtpBySsrc(unwrapRtx(packet, mediaPayloadType, mediaSsrc), extensions);
   });
-  return () => {
-    unSubscribe();
-    restoreNack();
-  };
+  return unSubscribe;
 }
 
 /** Whether a packet belongs to the transceiver of `mid`: it says so, or says nothing (bundled, after its first packets). */

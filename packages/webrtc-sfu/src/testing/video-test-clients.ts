@@ -49,9 +49,10 @@ export class VideoTestPublisher {
 
   /**
    * `payloadType` is VP8's payload type in the publisher's offer; `ownAddresses` as in
-   * `LoopbackPeerOptions`.
+   * `LoopbackPeerOptions`; `firstSequenceNumber` is the first packet's (1000 unless given).
    */
-  constructor(options: { payloadType?: number; ownAddresses?: string[] } = {}) {
+  constructor(options: { payloadType?: number; ownAddresses?: string[]; firstSequenceNumber?: number } = {}) {
+    this.#sequenceNumber = options.firstSequenceNumber ?? 1000;
     this.peer = createLoopbackPeer('video', options.payloadType, { ownAddresses: options.ownAddresses });
     const transceiver = this.peer.addTransceiver(this.#track, { direction: 'sendonly' });
     transceiver.sender.onPictureLossIndication.subscribe(() => {
