@@ -58,6 +58,15 @@ const smallestLayerBitrate = 10_000;
 const minExplorationIntervalMs = 1_000;
 
 /**
+ * Where a climbing stream stays while its probe runs: its current layer; a paused one resuming on
+ * the estimate at its lowest layer while it probes for more, or, when the probe is for the resume
+ * itself, stays paused.
+ */
+function keptLayer(stream: AllocationStream, resuming: boolean): number | undefined {
+  return resuming ? stream.currentLayer : (stream.currentLayer ?? 0);
+}
+
+/**
  * A participant's subscribe connection: the SFU offers one send-only video transceiver per watched
  * stream and the client answers. Transceivers of ended subscriptions go inactive and are reused.
  * It estimates the subscriber's bandwidth from its TWCC feedback or REMB and, every
@@ -215,12 +224,15 @@ export class SubscriptionConnection {
       };
     });
     const chosen = allocateLayers(streams, budget, upgradeHeadroom);
-    this.#exploreAboveEstimate(streams, chosen, nowMs);
+    const explored = this.#exploreAboveEstimate(streams, chosen, nowMs);
+    // A paused stream explored to its lowest layer resumes only on a passed probe.
+    const resuming = explored >= 0 && streams[explored]?.currentLayer === undefined ? explored : -1;
     this.#probeBeforeClimbing(
       entries.map(({ consumer }) => consumer),
       streams,
       chosen,
       nowMs,
+      resuming,
     );
     entries.forEach(({ consumer, layers }, position) => {
       const choice = chosen[position];
@@ -238,25 +250,27 @@ export class SubscriptionConnection {
    * Lets one stream that only the estimate keeps below the layer it wants climb one layer in
    * `chosen` ({@link streamToExplore}), so `#probeBeforeClimbing` probes for it now instead of
    * waiting for the estimate to grow into the layer: a passed probe raises the estimate to what
-   * the link carried. Only while feedback is clean, with probes possible, and at most once per
-   * `upgradeHoldMs` (at least a second).
+   * the link carried. A stream the estimate paused is explored to its lowest layer likewise. Only
+   * while feedback is clean (or absent, nothing being sent), with probes possible, and at most once
+   * per `upgradeHoldMs` (at least a second). Returns the explored stream's position, or -1.
    */
   #exploreAboveEstimate(
     streams: readonly AllocationStream[],
     chosen: Array<number | undefined>,
     nowMs: number,
-  ): void {
+  ): number {
     const { upgradeHeadroom, audioReserveBitrate, upgradeHoldMs, probe } = this.#options.bandwidth;
-    if (!probe.enabled || this.#prober.running || !this.#estimator.feedbackClean(nowMs)) return;
-    if (nowMs - this.#lastExplorationMs < Math.max(upgradeHoldMs, minExplorationIntervalMs)) return;
-    if (this.#paddable().length === 0) return;
+    if (!probe.enabled || this.#prober.running || !this.#estimator.feedbackClean(nowMs)) return -1;
+    if (nowMs - this.#lastExplorationMs < Math.max(upgradeHoldMs, minExplorationIntervalMs)) return -1;
+    if (this.#paddable().length === 0) return -1;
     const receiver = this.#estimator.receiverEstimate;
     const receiverBudget = receiver === undefined ? undefined : receiver - audioReserveBitrate;
     const position = streamToExplore(streams, chosen, upgradeHeadroom, receiverBudget);
+    if (position < 0) return -1;
     const layer = chosen[position];
-    if (layer === undefined) return;
     this.#lastExplorationMs = nowMs;
-    chosen[position] = layer + 1;
+    chosen[position] = layer === undefined ? 0 : layer + 1;
+    return position;
   }
 
   /** The subscriber's streams whose transceiver can carry probe padding (negotiated RTX). */
@@ -267,17 +281,21 @@ export class SubscriptionConnection {
   /**
    * With climbs among `chosen` and no passed probe covering them: keeps the climbing streams where
    * they are (in `chosen`) and starts a probe to what the climbs need, unless one runs already.
-   * Without transport-wide feedback, RTX, or with probes disabled, lets the climbs through.
+   * Without transport-wide feedback, RTX, or with probes disabled, lets the climbs through. The
+   * stream at `resuming` (a paused one explored to its lowest layer) counts as climbing.
    */
   #probeBeforeClimbing(
     consumers: readonly Consumer[],
     streams: readonly AllocationStream[],
     chosen: Array<number | undefined>,
     nowMs: number,
+    resuming: number,
   ): void {
     const { upgradeHeadroom, audioReserveBitrate, probe } = this.#options.bandwidth;
-    // Nothing chosen above what is forwarded now (a resume at the lowest layer included): no probe.
-    if (!streams.some((stream, position) => (chosen[position] ?? -1) > (stream.currentLayer ?? 0))) return;
+    // Nothing chosen above what is forwarded now (a resume at the lowest layer on the estimate
+    // included): no probe.
+    const above = streams.some((stream, position) => (chosen[position] ?? -1) > (stream.currentLayer ?? 0));
+    if (!above && resuming < 0) return;
     const paddable = this.#paddable();
     const probing = probe.enabled && this.#estimator.transportEstimate !== undefined && paddable.length > 0;
     if (probing) {
@@ -295,6 +313,7 @@ export class SubscriptionConnection {
     const climbing = streams.map((stream, position) => {
       const choice = chosen[position];
       if (choice === undefined) return false;
+      if (position === resuming) return true;
       return stream.currentLayer === undefined ? choice > 0 : choice > stream.currentLayer;
     });
     if (!climbing.some(Boolean)) return;
@@ -304,9 +323,10 @@ export class SubscriptionConnection {
       const choice = chosen[position];
       if (choice === undefined) return;
       needed += (stream.layerBitrates[choice] ?? 0) * (climbing[position] ? upgradeHeadroom : 1);
-      // What is forwarded while the probe runs: the kept layer of a climbing stream, else the choice.
-      const kept = climbing[position] ? (stream.currentLayer ?? 0) : choice;
-      current += stream.layerBitrates[kept] ?? 0;
+      // What is forwarded while the probe runs: the kept layer of a climbing stream (none for the
+      // paused one it would resume), else the choice.
+      const kept = climbing[position] ? keptLayer(stream, position === resuming) : choice;
+      current += kept === undefined ? 0 : (stream.layerBitrates[kept] ?? 0);
     });
     const grant = this.#probeGrant;
     if (grant !== undefined && nowMs <= grant.untilMs && needed <= grant.bitrate) {
@@ -316,7 +336,7 @@ export class SubscriptionConnection {
     if (!probing) return;
     const climbers = consumers.filter((_, position) => climbing[position]);
     streams.forEach((stream, position) => {
-      if (climbing[position]) chosen[position] = stream.currentLayer ?? 0;
+      if (climbing[position]) chosen[position] = keptLayer(stream, position === resuming);
     });
     if (this.#prober.running) return;
     const padder = paddable[0]?.consumer;

@@ -254,4 +254,29 @@ describe('bandwidth probes before a climb', () => {
     expect(since.length).toBeGreaterThan(0);
     expect(new Set(since.map(layerOf))).toEqual(new Set([0]));
   }, 120_000);
+
+  it('resumes a stream the estimate paused on a probe once its link carries the low layer, where the estimate alone would grow too slowly', async () => {
+    // 1 % a second: with nothing sent, the estimate alone would need minutes to reach the low layer.
+    sfu = createSfu({ ...options, bandwidth: { ...options.bandwidth, increasePerSecond: 0.01 } });
+    const router = sfu.createRouter('probe-resume-paused');
+    await publishSimulcast(router, 'alice');
+    const { subscriber, mid } = await subscribeLimited(router, 'bob', 40_000, 'delay');
+    const bob = router.requireSession('bob');
+    const consumer = bob.consumers[0];
+    if (consumer === undefined) throw new Error('no consumer');
+    await waitFor(() => consumer.paused, 'the stream paused behind 40 kbit/s', patient);
+
+    const passedBefore = bob.subscriptionProbes.passed;
+    const estimateBefore = bob.subscriptionBandwidth ?? 0;
+    const liftedAt = performance.timeOrigin + performance.now();
+    subscriber.transportFeedback?.limit(250_000, 'delay');
+    await waitFor(
+      () => settledLayer(subscriber, mid, 20, liftedAt) === 0,
+      'the low layer again behind 250 kbit/s',
+      patient,
+    );
+    const elapsedSeconds = (performance.timeOrigin + performance.now() - liftedAt) / 1000;
+    expect(bob.subscriptionProbes.passed).toBeGreaterThan(passedBefore);
+    expect(bob.subscriptionBandwidth ?? 0).toBeGreaterThan(estimateBefore * 1.01 ** elapsedSeconds * 2);
+  }, 120_000);
 });

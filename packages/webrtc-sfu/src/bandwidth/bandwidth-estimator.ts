@@ -135,13 +135,14 @@ export class BandwidthEstimator {
   }
 
   /**
-   * Whether the last feedback was clean (the estimate grows) and no cut or probe came within the
-   * last second: the moment to probe above the estimate.
+   * Whether the last feedback was clean (the estimate grows), or none came for a second (nothing
+   * sent: the video is paused), and no cut or probe came within the last second: the moment to
+   * probe above the estimate.
    */
   feedbackClean(nowMs: number): boolean {
     return (
       this.#transportEstimate !== undefined &&
-      this.#growing &&
+      (this.#growing || nowMs - this.#lastFeedbackMs > idleMs) &&
       !this.probing &&
       nowMs - this.#lastDecreaseMs >= holdAfterDecreaseMs
     );

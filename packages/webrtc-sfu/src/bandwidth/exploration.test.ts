@@ -21,14 +21,23 @@ describe('streamToExplore', () => {
     expect(streamToExplore([camera(1)], [1], 1.15, undefined)).toBe(0);
   });
 
-  it('picks none at the wanted or top layer, in a hold, paused, or already climbing', () => {
+  it('picks a stream the estimate paused, to resume it at its lowest layer', () => {
+    expect(streamToExplore([camera(undefined)], [undefined], 1.15, undefined)).toBe(0);
+    expect(streamToExplore([camera(0), camera(undefined)], [0, undefined], 1.15, undefined)).toBe(0);
+    // Its lowest layer needs 150 x 1.15 = 172.5 kbit/s: a REMB below that could not carry it.
+    expect(streamToExplore([camera(undefined)], [undefined], 1.15, 172_000)).toBe(-1);
+    expect(streamToExplore([camera(undefined, { mayUpgrade: false })], [undefined], 1.15, undefined)).toBe(
+      -1,
+    );
+  });
+
+  it('picks none at the wanted or top layer, in a hold, or already climbing', () => {
     expect(streamToExplore([camera(2)], [2], 1.15, undefined)).toBe(-1);
     expect(streamToExplore([camera(0, { maxLayer: 0 })], [0], 1.15, undefined)).toBe(-1);
     expect(streamToExplore([camera(1, { layerBitrates: [150_000, 500_000] })], [1], 1.15, undefined)).toBe(
       -1,
     );
     expect(streamToExplore([camera(0, { mayUpgrade: false })], [0], 1.15, undefined)).toBe(-1);
-    expect(streamToExplore([camera(undefined)], [undefined], 1.15, undefined)).toBe(-1);
     // One stream climbs already (it probes for itself): the other waits.
     expect(streamToExplore([camera(0), camera(0)], [1, 0], 1.15, undefined)).toBe(-1);
     // A paused stream resuming counts as a climb too.
@@ -99,5 +108,15 @@ describe('BandwidthEstimator after a probe', () => {
     expect(estimator.feedbackClean(900)).toBe(false);
     cleanFeedback(estimator, 100, 1_500);
     expect(estimator.feedbackClean(1_700)).toBe(true);
+  });
+
+  it('says feedback is clean a second after the last one when nothing is sent (video paused), unless a cut came then', () => {
+    const estimator = new BandwidthEstimator(options);
+    cleanFeedback(estimator, 0, 0);
+    estimator.probing = true;
+    estimator.probed(false, 200_000, 300);
+    expect(estimator.feedbackClean(1_000)).toBe(false);
+    // No feedback since 200 ms, no cut since 300 ms.
+    expect(estimator.feedbackClean(1_301)).toBe(true);
   });
 });
