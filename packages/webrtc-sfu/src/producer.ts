@@ -225,6 +225,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     // A copy is neither the layer's bitrate nor anything a subscriber could use.
     if (layer.isRepeat(packet.header.ssrc, packet.header.sequenceNumber)) {
       this.stats.packetsRepeated += 1;
+      if (this.#totals !== undefined) this.#totals.videoPacketsRepeated += 1;
       return;
     }
     layer.noteReceived(size, performance.now());

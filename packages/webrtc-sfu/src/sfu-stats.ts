@@ -17,6 +17,11 @@ export interface SfuStats {
   readonly videoPacketsReceived: number;
   /** Their bytes (RTP header and payload). */
   readonly videoBytesReceived: number;
+  /**
+   * Of those, packets that arrived twice on their layer and were not forwarded again: a sender's
+   * RTX padding for its bandwidth probes, or a retransmission that crossed the late original.
+   */
+  readonly videoPacketsRepeated: number;
   /** RTP packets of video and screen streams forwarded to subscribers, retransmissions excluded. */
   readonly videoPacketsForwarded: number;
   /** Their bytes (RTP header and payload). */
@@ -40,6 +45,7 @@ export function createSfuTotals(): SfuTotals {
     sessionsOpened: 0,
     videoPacketsReceived: 0,
     videoBytesReceived: 0,
+    videoPacketsRepeated: 0,
     videoPacketsForwarded: 0,
     videoBytesForwarded: 0,
     retransmissions: 0,

@@ -67,6 +67,12 @@ const series: (Omit<FeatureMetric, 'read'> & { pick: Reader })[] = [
     pick: one('videoBytesReceived'),
   },
   {
+    name: 'collab_sfu_repeated_video_packets_total',
+    help: 'Received video packets that arrived twice (a sender padding its bandwidth probes with copies) and were forwarded once.',
+    kind: 'counter',
+    pick: one('videoPacketsRepeated'),
+  },
+  {
     name: 'collab_sfu_retransmitted_packets_total',
     help: 'Video packets resent to subscribers that reported them lost (NACK).',
     kind: 'counter',

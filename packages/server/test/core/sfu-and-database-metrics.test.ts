@@ -91,6 +91,8 @@ describe('/metrics of the libraries', () => {
       expect(bytes).toBeGreaterThanOrEqual(receivedBytes);
       expect(samples.get('collab_sfu_received_video_packets_total')).toBeGreaterThanOrEqual(packets);
       expect(samples.get('collab_sfu_received_video_bytes_total')).toBeGreaterThan(0);
+      // A werift publisher repeats no packet.
+      expect(samples.get('collab_sfu_repeated_video_packets_total')).toBe(0);
       expect(samples.get('collab_sfu_forwarded_packets_total{media="audio"}')).toBe(0);
     } finally {
       await Promise.all(clients.map((client) => client.close()));
