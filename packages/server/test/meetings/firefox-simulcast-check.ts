@@ -24,7 +24,7 @@ const smallTile = '96px';
  * grows on the SFU's feedback, and a switch waits for a negotiation and a keyframe of the new layer.
  */
 const layersWithinMs = 45_000;
-const switchWithinMs = 30_000;
+const switchWithinMs = 60_000;
 
 /** What Firefox sends of one simulcast encoding, from its `outbound-rtp` statistics. */
 interface SentEncoding {
