@@ -161,7 +161,12 @@ describe('API-node presence across Redis outages (a private Redis)', () => {
     const queues = current.keys.apiNodeQueues('api-a');
     const presence = current.start('api-a');
     presence.sessionOpened('alice', 'queue-1');
-    await vi.waitFor(async () => expect(await redis.smembers(queues)).toEqual(['alice queue-1']));
+    // The node registers asynchronously: a session may be recorded before, and Redis must not stop
+    // in between (it would then rightly register again with its sessions).
+    await vi.waitFor(async () => {
+      expect(await redis.smembers(queues)).toEqual(['alice queue-1']);
+      expect(await redis.sismember(current?.keys.apiNodes ?? '', 'api-a')).toBe(1);
+    });
 
     const warnedBefore = current.warnings.length;
     await privateRedis.stop();
