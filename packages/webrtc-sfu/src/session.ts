@@ -299,7 +299,10 @@ export class Session extends TypedEmitter<SessionEvents> {
     // Congestion feedback, and the per-layer NACKs and retransmissions that repair simulcast losses.
     const feedback = peer
       .getTransceivers()
-      .flatMap((transceiver) => [startPublisherFeedback(transceiver), repairSimulcastLayers(transceiver)]);
+      .flatMap((transceiver) => [
+        startPublisherFeedback(transceiver),
+        repairSimulcastLayers(transceiver, (rid) => producer.noteRetransmission(rid)),
+      ]);
     const stopFeedback = () => {
       for (const stop of feedback) stop?.();
     };
