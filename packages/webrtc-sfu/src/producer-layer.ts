@@ -18,6 +18,12 @@ export class ProducerLayer {
   receiver: RTCRtpReceiver | undefined;
   /** Packets received on this layer. */
   packetsReceived = 0;
+  /**
+   * Retransmissions (RTX) of this layer's packets from a simulcast publisher, taken to the layer:
+   * the repairs of its losses, and the copies of packets it already had that libwebrtc pads its
+   * bandwidth probes with.
+   */
+  retransmissionsReceived = 0;
   /** Keyframe requests sent to the publisher for this layer. */
   keyframeRequests = 0;
   /** The frame width its last keyframe stated (VP8), undefined before one arrived. */

@@ -198,6 +198,12 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     this.#consumers.add(consumer);
   }
 
+  /** @internal Counts a retransmission the publisher sent for the layer of `rid`. */
+  noteRetransmission(rid: string): void {
+    const layer = this.#layers.find((candidate) => candidate.rid === rid);
+    if (layer !== undefined) layer.retransmissionsReceived += 1;
+  }
+
   /** @internal Called by a closing {@link Consumer}. */
   removeConsumer(consumer: Consumer): void {
     this.#consumers.delete(consumer);

@@ -303,7 +303,7 @@ export class Session extends TypedEmitter<SessionEvents> {
       .flatMap((transceiver) => [
         startPublisherFeedback(transceiver),
         trackLossesPerStream(transceiver.receiver),
-        repairSimulcastLayers(transceiver),
+        repairSimulcastLayers(transceiver, (rid) => producer.noteRetransmission(rid)),
       ]);
     const stopFeedback = () => {
       for (const stop of feedback) stop?.();

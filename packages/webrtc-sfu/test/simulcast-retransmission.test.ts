@@ -92,6 +92,8 @@ describe('retransmissions of a simulcast publisher', () => {
     const asked = new Set(publisher.nackedSequenceNumbers('l'));
     expect(publisher.droppedPackets.every((dropped) => asked.has(dropped.sequenceNumber))).toBe(true);
     expect(publisher.retransmissionsSent('l')).toBeGreaterThanOrEqual(5);
+    const lowLayer = producer?.layers.find((layer) => layer.rid === 'l');
+    expect(lowLayer?.retransmissionsReceived).toBeGreaterThanOrEqual(5);
     // Nothing but the real losses was asked for, on any layer.
     expect([...asked].sort()).toEqual(
       publisher.droppedPackets.map((dropped) => dropped.sequenceNumber).sort(),

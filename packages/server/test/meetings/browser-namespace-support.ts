@@ -150,10 +150,11 @@ export async function until<T>(
   return last;
 }
 
-/** Runs a shell command, throwing with its stderr when it fails. */
-export function run(command: string): void {
+/** Runs a shell command and returns its output, throwing with its stderr when it fails. */
+export function run(command: string): string {
   const result = spawnSync('sh', ['-c', command], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`${command}: ${result.stderr}`);
+  return result.stdout;
 }
 
 /** A second network namespace joined to the test's by a veth pair, and a Chromium that starts in it. */
@@ -167,8 +168,8 @@ export interface SideNamespace {
   /** The test namespace's address on the pair, and the side namespace's. */
   outerAddress: string;
   innerAddress: string;
-  /** Runs a shell command inside the side namespace. */
-  runInside(command: string): void;
+  /** Runs a shell command inside the side namespace and returns its output. */
+  runInside(command: string): string;
   close(): void;
 }
 

@@ -20,6 +20,7 @@ import {
   until,
   vethAddresses,
 } from './browser-namespace-support.js';
+import { acceptAnswer, gathered, publishOffers } from './chromium-simulcast-publisher.js';
 
 /**
  * Headless Chromium publishes its fake camera with three simulcast encodings, and its fake
@@ -44,40 +45,6 @@ interface Received {
   audioSamples: number;
 }
 
-/** Waits, in the page, until ICE gathering of `connection` completes (no trickle ICE). */
-const gathered = (connection: string) => `new Promise((resolve) => {
-  if (${connection}.iceGatheringState === 'complete') resolve();
-  ${connection}.addEventListener('icegatheringstatechange', () => ${connection}.iceGatheringState === 'complete' && resolve());
-})`;
-
-/** The publisher's video offer (three VP8 encodings) and, on a second connection, its audio offer. */
-async function publishOffers(page: Page): Promise<{ video: string; audio: string }> {
-  return page.evaluate(`(async () => {
-    const media = await navigator.mediaDevices.getUserMedia({
-      audio: true,
-      video: { width: 1280, height: 720, frameRate: 24 },
-    });
-    const peer = new RTCPeerConnection({ bundlePolicy: 'max-bundle' });
-    globalThis.peer = peer;
-    const transceiver = peer.addTransceiver(media.getVideoTracks()[0], {
-      direction: 'sendonly',
-      sendEncodings: [
-        { rid: 'l', scaleResolutionDownBy: 4, maxBitrate: 150000 },
-        { rid: 'm', scaleResolutionDownBy: 2, maxBitrate: 400000 },
-        { rid: 'h', maxBitrate: 1200000 },
-      ],
-    });
-    transceiver.setCodecPreferences(RTCRtpSender.getCapabilities('video').codecs.filter((c) => /vp8|rtx/i.test(c.mimeType)));
-    await peer.setLocalDescription(await peer.createOffer());
-    const audioPeer = new RTCPeerConnection({ bundlePolicy: 'max-bundle' });
-    globalThis.audioPeer = audioPeer;
-    audioPeer.addTransceiver(media.getAudioTracks()[0], { direction: 'sendonly' });
-    await audioPeer.setLocalDescription(await audioPeer.createOffer());
-    await Promise.all([${gathered('peer')}, ${gathered('audioPeer')}]);
-    return { video: peer.localDescription.sdp, audio: audioPeer.localDescription.sdp };
-  })()`);
-}
-
 /** A watcher's audio offer (receive only); the mix it receives plays in an audio element. */
 async function listenOffer(page: Page): Promise<string> {
   return page.evaluate(`(async () => {
@@ -94,12 +61,6 @@ async function listenOffer(page: Page): Promise<string> {
     await ${gathered('audioPeer')};
     return audioPeer.localDescription.sdp;
   })()`);
-}
-
-async function acceptAnswer(page: Page, connection: 'peer' | 'audioPeer', sdp: string): Promise<void> {
-  await page.evaluate(
-    `globalThis.${connection}.setRemoteDescription({ type: 'answer', sdp: ${JSON.stringify(sdp)} })`,
-  );
 }
 
 async function answerInPage(page: Page, offer: string): Promise<string> {

@@ -45,11 +45,15 @@ export function retransmissionPayloadTypes(codecs: readonly RTCRtpCodecParameter
  * 4588: original sequence number, then the original payload) onto the layer's SSRC and the
  * payload type its `apt` names, and handed to werift's receiver like a packet of the layer: it
  * settles the loss in the NACK handler and reaches the layer's track, and so the producer.
- * Padding-only RTX packets (bandwidth probes) are left alone.
+ * Padding-only RTX packets (bandwidth probes) are left alone. `onRetransmission` is told the RID
+ * of the layer each unwrapped packet was taken to.
  *
  * Returns how to stop, or `undefined` when the transceiver receives no simulcast.
  */
-export function repairSimulcastLayers(transceiver: RTCRtpTransceiver): (() => void) | undefined {
+export function repairSimulcastLayers(
+  transceiver: RTCRtpTransceiver,
+  onRetransmission?: (rid: string) => void,
+): (() => void) | undefined {
   const receiver = transceiver.receiver;
   const transport = receiver.dtlsTransport;
   if (transport === undefined || Object.keys(receiver.trackByRID).length === 0) return undefined;
@@ -89,6 +93,7 @@ export function repairSimulcastLayers(transceiver: RTCRtpTransceiver): (() => vo
     if (typeof repairedRid === 'string') remember(ridByRtxSsrc, ssrc, repairedRid);
     const mediaSsrc = mediaSsrcByRid.get(rid);
     if (mediaSsrc === undefined || packet.payload.length < 2) return;
+    onRetransmission?.(rid);
     receiver.handleRtpBySsrc(unwrapRtx(packet, mediaPayloadType, mediaSsrc), extensions);
   });
   return unSubscribe;
