@@ -48,24 +48,33 @@ function repeatedSequenceNumbers(packets: ReceivedPacket[]): number[] {
   return [...repeated];
 }
 
+/**
+ * A simulcast publisher that answers NACKs with RTX (alice), and a subscriber of its low layer
+ * (bob) that got 30 packets of it.
+ */
+async function watchLowLayer(name: string, sfu = bed.start()) {
+  const router = sfu.createRouter(name);
+  const publisher = bed.track(new SimulcastTestPublisher(undefined, { retransmissions: true }));
+  const session = router.createSession('alice');
+  await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
+  publisher.start();
+  const producer = router.getProducer('alice', 'video');
+  await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
+
+  const subscriber = bed.track(new VideoTestSubscriber());
+  const offer = await router.createSession('bob').updateSubscriptions({
+    subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
+    unsubscribe: [],
+  });
+  await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
+  const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid ?? '';
+  await waitFor(() => subscriber.count(mid) >= 30, 'the low layer at the subscriber', patient);
+  return { publisher, producer, subscriber, mid };
+}
+
 describe('retransmissions of a simulcast publisher', () => {
   it('reach their layer: packets the uplink lost arrive at the subscriber by RTX, without a keyframe request', async () => {
-    const router = bed.start().createRouter('simulcast-retransmission');
-    const publisher = bed.track(new SimulcastTestPublisher(undefined, { retransmissions: true }));
-    const session = router.createSession('alice');
-    await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
-    publisher.start();
-    const producer = router.getProducer('alice', 'video');
-    await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
-
-    const subscriber = bed.track(new VideoTestSubscriber());
-    const offer = await router.createSession('bob').updateSubscriptions({
-      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
-      unsubscribe: [],
-    });
-    await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
-    const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid ?? '';
-    await waitFor(() => subscriber.count(mid) >= 30, 'the low layer at the subscriber', patient);
+    const { publisher, producer, subscriber, mid } = await watchLowLayer('simulcast-retransmission');
 
     // Five packets of the low layer, each from a different frame, never reach the SFU.
     const keyframeRequestsBefore = publisher.keyframeRequests('l');
@@ -105,22 +114,7 @@ describe('retransmissions of a simulcast publisher', () => {
 
   it('are forwarded once: RTX copies of packets the SFU already has (libwebrtc pads probes with them) reach no subscriber', async () => {
     const sfu = bed.start();
-    const router = sfu.createRouter('simulcast-repeats');
-    const publisher = bed.track(new SimulcastTestPublisher(undefined, { retransmissions: true }));
-    const session = router.createSession('alice');
-    await publisher.acceptAnswer(await session.publish('video', await publisher.createOffer()));
-    publisher.start();
-    const producer = router.getProducer('alice', 'video');
-    await waitFor(() => producer?.activeLayers().length === 3, 'three active layers at the SFU', patient);
-
-    const subscriber = bed.track(new VideoTestSubscriber());
-    const offer = await router.createSession('bob').updateSubscriptions({
-      subscribe: [{ participantId: 'alice', kind: 'video', quality: 'low' }],
-      unsubscribe: [],
-    });
-    await router.requireSession('bob').acceptSubscriptionAnswer(await subscriber.answer(offer.sdp));
-    const mid = offer.streams.find((stream) => stream.participantId === 'alice')?.mid ?? '';
-    await waitFor(() => subscriber.count(mid) >= 30, 'the low layer at the subscriber', patient);
+    const { publisher, producer, subscriber, mid } = await watchLowLayer('simulcast-repeats', sfu);
 
     // Three copies of each of the last five packets of the forwarded layer, and of the high layer.
     const repeatedBefore = producer?.stats.packetsRepeated ?? 0;
