@@ -101,6 +101,21 @@ export function missingSequenceNumbers(window: ReceivedPacket[], packets: Receiv
   return result;
 }
 
+/**
+ * How many of `packets` arrived after one numbered higher (across the wrap): late, as a packet
+ * the publisher retransmitted is. Pure.
+ */
+export function latePackets(packets: ReceivedPacket[]): number {
+  let highest: number | undefined;
+  let late = 0;
+  for (const received of packets) {
+    const number = received.packet.header.sequenceNumber;
+    if (highest === undefined || (number - highest + 0x1_0000) % 0x1_0000 < 0x8000) highest = number;
+    else late += 1;
+  }
+  return late;
+}
+
 describe('a Chromium simulcast publisher behind a lossy link', () => {
   it.skipIf(inNamespace || (missing !== undefined && !mustRun))(
     'has its lost packets repaired by RTX, each reaching its layer, without keyframes, inside private network namespaces',
@@ -209,19 +224,21 @@ describe('a Chromium simulcast publisher behind a lossy link', () => {
           ),
         };
         const lost = missingSequenceNumbers(window, stream());
+        const repaired = latePackets(stream().slice(before.packets));
         note(
           `${after.drops} packets dropped on the publisher link (${lossy.drops} when the window closed); ` +
             `NACKs ${total(after.sent, 'nacks') - total(before.sent, 'nacks')} (low layer ${(after.sent.l?.nacks ?? 0) - (before.sent.l?.nacks ?? 0)}), ` +
             `Chromium retransmitted ${total(after.sent, 'retransmitted') - total(before.sent, 'retransmitted')} packets, ` +
             `SFU took retransmissions to layers ${JSON.stringify(after.retransmissions)}; ` +
             `SFU keyframe requests for the low layer ${after.keyframeRequests}, PLIs at Chromium ${total(after.sent, 'plis') - total(before.sent, 'plis')}; ` +
-            `watcher: ${window.length} packets in the window, ${lost.length} missing`,
+            `watcher: ${window.length} packets in the window, ${lost.length} missing, ${repaired} arrived late (repaired)`,
         );
 
         expect(after.drops).toBeGreaterThanOrEqual(20);
         expect(total(after.sent, 'nacks')).toBeGreaterThan(total(before.sent, 'nacks'));
         expect(total(after.sent, 'retransmitted')).toBeGreaterThan(0);
         expect(lost).toEqual([]);
+        expect(repaired).toBeGreaterThanOrEqual(3);
         expect(lowLayer.retransmissionsReceived - before.retransmissions).toBeGreaterThanOrEqual(3);
         expect(after.keyframeRequests).toBeLessThan(after.drops / 2);
       } finally {
