@@ -39,6 +39,12 @@ const RETRY_AFTER = { retryAfterSeconds: 2 };
  * Class:Space Code:9)` (its ERRCODE_IO_OUTOFSPACE).
  */
 const outOfSpace = /\bClass:Space\b/;
+/**
+ * After LibreOffice says it could not open or convert a document, how long to wait for news that
+ * the instance died, ms: a killed soffice makes the UNO helper report a failed load or export a
+ * moment before its exit is seen, and that failure is the instance's, not the document's.
+ */
+const deathAfterFailureMs = 300;
 
 /**
  * Why the document could not be written to the instance's job folder: a full disk or quota
@@ -227,6 +233,8 @@ export class SofficeInstance {
       return { ok: false, error, restart: false };
     }
     if (answer.kind === 'load' || answer.kind === 'export') {
+      const gone = await this.goneWithin(deathAfterFailureMs);
+      if (gone !== undefined) return this.crashed(gone);
       const what = answer.kind === 'load' ? 'open' : 'convert';
       const error = new PreviewError(
         'CONVERSION_FAILED',
@@ -237,6 +245,14 @@ export class SofficeInstance {
       return { ok: false, error, restart: false };
     }
     return this.crashed(answer.error ?? 'the UNO bridge was lost');
+  }
+
+  /** Why the instance stopped, if it does within `milliseconds`; otherwise undefined. */
+  private async goneWithin(milliseconds: number): Promise<string | undefined> {
+    const limit = timeout(milliseconds, undefined);
+    const reason = await Promise.race([this.whenGone(), limit.promise]);
+    limit.cancel();
+    return reason;
   }
 
   private crashed(reason: string): InstanceResult {
