@@ -42,8 +42,6 @@ export class NackRequester {
   #timer: NodeJS.Timeout | undefined;
   #ssrc: number | undefined;
   #closed = false;
-  /** NACK packets sent. */
-  nacksSent = 0;
 
   constructor(
     receiver: NackReceiverInternals,
@@ -85,7 +83,6 @@ export class NackRequester {
     const { ask } = this.#missing.due(performance.now());
     if (ask.length > 0) {
       const nack = new GenericNack({ senderSsrc: this.#receiver.rtcpSsrc, mediaSourceSsrc: ssrc, lost: ask });
-      this.nacksSent += 1;
       this.#receiver.dtlsTransport
         .sendRtcp([new RtcpTransportLayerFeedback({ feedback: nack })])
         .catch(() => {});
